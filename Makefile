@@ -1,0 +1,175 @@
+# Tensor Core chapters - top-level, non-recursive Makefile.
+#
+# Every chapter folder holds a chapter.mk with data (sources, libraries, minimum SM); this file
+# turns that data into rules. Everything generated goes to build/. `make help` lists the verbs.
+#
+# Overridable: CUDA_PATH, NVCC, HOST_CC, SM (e.g. SM="80 90"), CUDNN_PATH, GIT_SHA.
+
+CUDA_PATH ?= /usr/local/cuda
+NVCC      ?= $(CUDA_PATH)/bin/nvcc
+HOST_CC   ?= gcc
+BUILD     := build
+
+.DELETE_ON_ERROR:
+.SUFFIXES:
+.DEFAULT_GOAL := all
+MAKEFLAGS += --no-builtin-rules
+
+# ---- target GPUs ------------------------------------------------------------------------------
+# SM: compute capabilities to build for, without the dot. Detected from the GPUs that nvidia-smi
+# sees; with no GPU visible, SM_DEFAULT (Ampere and Hopper: every chapter, the sm_90a-only code
+# too, is compiled, so CI checks that it all builds).
+SM_DEFAULT := 80 90
+ifeq ($(origin SM),undefined)
+  SM_DETECTED := $(sort $(subst .,,$(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null)))
+  SM := $(if $(SM_DETECTED),$(SM_DETECTED),$(SM_DEFAULT))
+  SM_FROM := $(if $(SM_DETECTED),detected with nvidia-smi,no GPU visible: default list)
+else
+  SM_FROM := set by the user
+endif
+$(info SM        : $(SM) ($(SM_FROM)))
+
+# ---- cuDNN (optional: only chapter 02 needs it) ------------------------------------------------
+# Found in $(CUDNN_PATH), the CUDA toolkit, or the system folders (Debian/Ubuntu packages put it in
+# /usr/include/x86_64-linux-gnu and /usr/lib/x86_64-linux-gnu).
+CUDNN_SEARCH := $(CUDNN_PATH) $(CUDA_PATH) /usr/local /usr
+CUDNN_INC := $(firstword $(foreach p,$(CUDNN_SEARCH),$(wildcard $(p)/include/cudnn.h $(p)/include/x86_64-linux-gnu/cudnn.h $(p)/include/aarch64-linux-gnu/cudnn.h)))
+CUDNN_LIBFILE := $(firstword $(foreach p,$(CUDNN_SEARCH),$(wildcard $(p)/lib64/libcudnn.so $(p)/lib/libcudnn.so $(p)/lib/x86_64-linux-gnu/libcudnn.so $(p)/lib/aarch64-linux-gnu/libcudnn.so)))
+ifneq ($(and $(CUDNN_INC),$(CUDNN_LIBFILE)),)
+  HAVE_CUDNN := 1
+  CUDNN_CFLAGS := -I$(dir $(CUDNN_INC))
+  CUDNN_LDFLAGS := -L$(dir $(CUDNN_LIBFILE)) -Xlinker -rpath -Xlinker $(dir $(CUDNN_LIBFILE)) -lcudnn
+  $(info cuDNN     : $(dir $(CUDNN_INC)) and $(dir $(CUDNN_LIBFILE)))
+else
+  HAVE_CUDNN :=
+  $(info cuDNN     : not found (set CUDNN_PATH); chapters that need it are skipped)
+endif
+
+# ---- flags ------------------------------------------------------------------------------------
+GIT_SHA ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+export TC_GIT_SHA := $(GIT_SHA)
+
+DEPFLAGS  := -MMD -MP
+CFLAGS    := -std=c11 -O3 -g -Wall -Wextra -Wshadow -Wno-unused-parameter -Icommon \
+             -I$(CUDA_PATH)/include $(DEPFLAGS)
+NVCCFLAGS := -std=c++17 -O3 -lineinfo -Icommon -Xcompiler -Wall $(DEPFLAGS)
+LDFLAGS   := -Xlinker -rpath -Xlinker $(CUDA_PATH)/lib64
+LDLIBS    := -lpthread -lm
+
+# -gencode flags for a chapter with minimum SM $(1) and architecture suffix $(2) ("a" for sm_90a
+# code): real code for every target in SM at or above the minimum, PTX for the newest.
+gencode = $(foreach s,$(filter-out $(call below,$(1)),$(SM)),-gencode=arch=compute_$(s)$(2),code=sm_$(s)$(2))
+below   = $(foreach s,$(SM),$(if $(shell [ $(s) -lt $(1) ] && echo y),$(s)))
+# targets of SM a chapter can use: those >= its minimum (and, for "a" code, exactly 90)
+chapter_sms = $(if $(2),$(filter 90,$(SM)),$(filter-out $(call below,$(1)),$(SM)))
+
+# ---- common/ ----------------------------------------------------------------------------------
+COMMON_C   := $(wildcard common/*.c)
+COMMON_CU  := $(wildcard common/*.cu)
+COMMON_OBJ := $(COMMON_C:%=$(BUILD)/%.o) $(COMMON_CU:%=$(BUILD)/%.o)
+LIBCOMMON  := $(BUILD)/libcommon.a
+
+$(BUILD)/common/%.c.o: common/%.c
+	@mkdir -p $(@D)
+	$(HOST_CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/common/%.cu.o: common/%.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(call gencode,70,) -c $< -o $@
+
+$(LIBCOMMON): $(COMMON_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+# ---- tests/ (CPU unit tests; no GPU needed) ---------------------------------------------------
+UNIT_SRC := $(wildcard tests/*.c)
+UNIT_OBJ := $(UNIT_SRC:%=$(BUILD)/%.o)
+UNIT_BIN := $(BUILD)/tests/unit_tests
+
+$(BUILD)/tests/%.c.o: tests/%.c
+	@mkdir -p $(@D)
+	$(HOST_CC) $(CFLAGS) -Itests -c $< -o $@
+
+$(UNIT_BIN): $(UNIT_OBJ) $(LIBCOMMON)
+	$(HOST_CC) -o $@ $^ -L$(CUDA_PATH)/lib64 -lcudart_static -ldl -lrt $(LDLIBS)
+
+# ---- chapters ---------------------------------------------------------------------------------
+# A chapter.mk sets, with d = its folder:
+#   $(d)_SRCS    sources in the folder (.c for host code, .cu for device code)
+#   $(d)_LIBS    libraries to link (e.g. -lcublas)
+#   $(d)_MIN_SM  minimum compute capability (e.g. 80)
+#   $(d)_ARCH    "a" when the code is sm_90a-only (wgmma, setmaxnreg); empty otherwise
+#   $(d)_NEEDS   "cudnn" when it needs cuDNN
+CHAPTER_MKS := $(sort $(wildcard */chapter.mk))
+CHAPTERS    := $(patsubst %/chapter.mk,%,$(CHAPTER_MKS))
+$(foreach mk,$(CHAPTER_MKS),$(eval d := $(patsubst %/chapter.mk,%,$(mk)))$(eval include $(mk)))
+
+BUILT_CHAPTERS   :=
+SKIPPED_CHAPTERS :=
+
+define chapter_rules
+$(1)_USE_SM := $$(call chapter_sms,$$($(1)_MIN_SM),$$($(1)_ARCH))
+$(1)_SKIP := $$(if $$($(1)_USE_SM),,no target in SM="$$(SM)" is sm_$$($(1)_MIN_SM)$$($(1)_ARCH) or newer)
+$(1)_SKIP := $$(or $$($(1)_SKIP),$$(if $$(filter cudnn,$$($(1)_NEEDS)),$$(if $$(HAVE_CUDNN),,cuDNN not found)))
+ifeq ($$($(1)_SKIP),)
+BUILT_CHAPTERS += $(1)
+$(1)_OBJ := $$(patsubst %,$(BUILD)/$(1)/%.o,$$($(1)_SRCS))
+$(1)_GENCODE := $$(foreach s,$$($(1)_USE_SM),-gencode=arch=compute_$$(s)$$($(1)_ARCH),code=sm_$$(s)$$($(1)_ARCH))
+$(1)_XCFLAGS := $$(if $$(filter cudnn,$$($(1)_NEEDS)),$$(CUDNN_CFLAGS))
+$(1)_XLIBS := $$(if $$(filter cudnn,$$($(1)_NEEDS)),$$(CUDNN_LDFLAGS))
+
+$(BUILD)/$(1)/%.c.o: $(1)/%.c
+	@mkdir -p $$(@D)
+	$$(HOST_CC) $$(CFLAGS) -I$(1) $$($(1)_XCFLAGS) -c $$< -o $$@
+
+$(BUILD)/$(1)/%.cu.o: $(1)/%.cu
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(NVCCFLAGS) -I$(1) $$($(1)_XCFLAGS) $$($(1)_GENCODE) -c $$< -o $$@
+
+$(BUILD)/bin/$(1): $$($(1)_OBJ) $(LIBCOMMON)
+	@mkdir -p $$(@D)
+	$$(NVCC) $$($(1)_GENCODE) -o $$@ $$^ $$(LDFLAGS) $$($(1)_LIBS) $$($(1)_XLIBS) $$(LDLIBS)
+	@rm -f $(BUILD)/skipped/$(1)
+
+-include $$($(1)_OBJ:.o=.d)
+else
+SKIPPED_CHAPTERS += $(1)
+.PHONY: skip-$(1)
+skip-$(1):
+	@mkdir -p $(BUILD)/skipped
+	@rm -f $(BUILD)/bin/$(1)
+	@echo "$$($(1)_SKIP)" > $(BUILD)/skipped/$(1)
+	@echo "skipping $(1): $$($(1)_SKIP)"
+endif
+endef
+$(foreach c,$(CHAPTERS),$(eval $(call chapter_rules,$(c))))
+
+-include $(COMMON_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
+
+# ---- verbs ------------------------------------------------------------------------------------
+.PHONY: all test check bench plot sanitize format clean help
+
+all: $(LIBCOMMON) $(UNIT_BIN) $(BUILT_CHAPTERS:%=$(BUILD)/bin/%) $(SKIPPED_CHAPTERS:%=skip-%) ## build everything into build/ (default)
+
+test: all ## build, then run the CPU unit tests, the bad-input tests and every chapter's --test
+	@tests/run_tests.sh $(BUILD) $(CHAPTERS)
+
+check: test ## alias of test
+
+bench: all ## run every chapter's --bench one after another; table + build/bench.csv
+	@tests/bench.sh $(BUILD) $(BUILT_CHAPTERS)
+
+plot: ## draw build/ladder.png from build/bench.csv (needs python3 with matplotlib)
+	@tests/plot_ladder.sh $(BUILD)/bench.csv $(BUILD)/ladder.png
+
+sanitize: all ## every chapter's --test (small sizes) under compute-sanitizer's four tools
+	@tests/sanitize.sh $(BUILD) $(BUILT_CHAPTERS)
+
+format: ## apply .clang-format to every C, CUDA and header file
+	clang-format -i $(wildcard common/*.[ch] common/*.cu common/*.cuh tests/*.[ch] */*.c */*.h */*.cu */*.cuh)
+
+clean: ## remove build/
+	rm -rf $(BUILD)
+
+help: ## this list
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z]+):.*## /  make \1\t/' | expand -t 18

@@ -1,0 +1,161 @@
+/* common/cublas_gemm.c - see cublas_gemm.h. */
+#include "cublas_gemm.h"
+
+#include "check.h"
+#include "convert.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const tc_cublas_mode tc_cublas_f32 = {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
+                                      CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_PEDANTIC_MATH, 0};
+const tc_cublas_mode tc_cublas_tf32 = {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
+                                       CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_DEFAULT_MATH, 0};
+const tc_cublas_mode tc_cublas_f16f32 = {CUDA_R_16F, CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F,
+                                         CUBLAS_DEFAULT_MATH, 0};
+const tc_cublas_mode tc_cublas_bf16f32 = {CUDA_R_16BF, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F,
+                                          CUBLAS_DEFAULT_MATH, 0};
+const tc_cublas_mode tc_cublas_i8i32 = {CUDA_R_8I, CUDA_R_8I, CUDA_R_32I, CUBLAS_COMPUTE_32I,
+                                        CUBLAS_DEFAULT_MATH, 0};
+
+/* One handle per process, made on first use (in prepare, outside any timed region). */
+static cublasHandle_t handle;
+static cublasLtHandle_t lt_handle;
+static void *workspace;
+static const size_t workspace_bytes = 32u << 20;
+
+static void ensure_handles(void)
+{
+    if (handle) return;
+    TC_CUBLAS_CHECK(cublasCreate(&handle));
+    TC_CUBLAS_CHECK(cublasLtCreate(&lt_handle));
+    TC_CUDA_CHECK(cudaMalloc(&workspace, workspace_bytes));
+    TC_CUBLAS_CHECK(cublasSetWorkspace(handle, workspace, workspace_bytes));
+}
+
+void tc_cublas_print_version(FILE *f)
+{
+    int major = 0, minor = 0, patch = 0;
+    cublasGetProperty(MAJOR_VERSION, &major);
+    cublasGetProperty(MINOR_VERSION, &minor);
+    cublasGetProperty(PATCH_LEVEL, &patch);
+    tc_info_line(f, "cuBLAS", "%d.%d.%d (cuBLASLt %zu)", major, minor, patch, cublasLtGetVersion());
+}
+
+/* The library is column-major. A row-major matrix is the column-major storage of its transpose,
+ * so each operand's layout becomes a transpose flag. A row-major C is produced as the
+ * column-major C^T = B^T A^T: swap the operands and the roles of M and N. */
+typedef struct {
+    cublasOperation_t op1, op2;
+    int m, n;
+    const void *x1, *x2;
+    cudaDataType t1, t2;
+    int ld1, ld2;
+} col_major_call;
+
+static col_major_call to_col_major(const tc_cublas_mode *mode, const tc_gemm_problem *p)
+{
+    col_major_call c;
+    if (p->c_layout == TC_COL_MAJOR) {
+        c.op1 = p->a_layout == TC_ROW_MAJOR ? CUBLAS_OP_T : CUBLAS_OP_N;
+        c.op2 = p->b_layout == TC_ROW_MAJOR ? CUBLAS_OP_T : CUBLAS_OP_N;
+        c.m = p->M, c.n = p->N;
+        c.x1 = p->d_a, c.x2 = p->d_b;
+        c.t1 = mode->a_type, c.t2 = mode->b_type;
+        c.ld1 = (int)p->lda, c.ld2 = (int)p->ldb;
+    } else {
+        c.op1 = p->b_layout == TC_ROW_MAJOR ? CUBLAS_OP_N : CUBLAS_OP_T;
+        c.op2 = p->a_layout == TC_ROW_MAJOR ? CUBLAS_OP_N : CUBLAS_OP_T;
+        c.m = p->N, c.n = p->M;
+        c.x1 = p->d_b, c.x2 = p->d_a;
+        c.t1 = mode->b_type, c.t2 = mode->a_type;
+        c.ld1 = (int)p->ldb, c.ld2 = (int)p->lda;
+    }
+    return c;
+}
+
+/* cuBLASLt plan for the FP8 path: descriptors and the heuristic's first algorithm. */
+typedef struct {
+    cublasLtMatmulDesc_t desc;
+    cublasLtMatrixLayout_t la, lb, lc;
+    cublasLtMatmulAlgo_t algo;
+} lt_plan;
+
+const char *tc_cublas_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    const tc_cublas_mode *mode = (const tc_cublas_mode *)v->impl;
+    ensure_handles();
+    if (!mode->use_lt) return NULL;
+
+    /* FP8 on Hopper and Ada: only the "TN" form, i.e. both operands K-contiguous (A row-major,
+     * B column-major) and C column-major. */
+    if (p->a_layout != TC_ROW_MAJOR || p->b_layout != TC_COL_MAJOR || p->c_layout != TC_COL_MAJOR)
+        return "cuBLASLt FP8 needs A row-major, B column-major, C column-major (TN)";
+    lt_plan *plan = (lt_plan *)tc_xmalloc(sizeof *plan);
+    cublasOperation_t opT = CUBLAS_OP_T, opN = CUBLAS_OP_N;
+    TC_CUBLAS_CHECK(cublasLtMatmulDescCreate(&plan->desc, mode->compute, CUDA_R_32F));
+    TC_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &opT,
+                                                   sizeof opT));
+    TC_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &opN,
+                                                   sizeof opN));
+    TC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->la, mode->a_type, (uint64_t)p->K,
+                                               (uint64_t)p->M, p->lda));
+    TC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->lb, mode->b_type, (uint64_t)p->K,
+                                               (uint64_t)p->N, p->ldb));
+    TC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->lc, mode->c_type, (uint64_t)p->M,
+                                               (uint64_t)p->N, p->ldc));
+    cublasLtMatmulPreference_t pref;
+    TC_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+    TC_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes, sizeof workspace_bytes));
+    cublasLtMatmulHeuristicResult_t heur;
+    int found = 0;
+    cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(lt_handle, plan->desc, plan->la, plan->lb,
+                                                       plan->lc, plan->lc, pref, 1, &heur, &found);
+    TC_CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
+    p->plan = plan;
+    if (st != CUBLAS_STATUS_SUCCESS || found == 0)
+        return "cuBLASLt found no algorithm for this FP8 problem (dimensions must be multiples "
+               "of 16)";
+    plan->algo = heur.algo;
+    return NULL;
+}
+
+void tc_cublas_release(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    (void)v;
+    lt_plan *plan = (lt_plan *)p->plan;
+    if (!plan) return;
+    cublasLtMatrixLayoutDestroy(plan->la);
+    cublasLtMatrixLayoutDestroy(plan->lb);
+    cublasLtMatrixLayoutDestroy(plan->lc);
+    cublasLtMatmulDescDestroy(plan->desc);
+    free(plan);
+    p->plan = NULL;
+}
+
+void tc_cublas_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream)
+{
+    const tc_cublas_mode *mode = (const tc_cublas_mode *)v->impl;
+    if (mode->use_lt) {
+        const lt_plan *plan = (const lt_plan *)p->plan;
+        TC_CUBLAS_CHECK(cublasLtMatmul(lt_handle, plan->desc, &p->alpha, p->d_a, plan->la, p->d_b,
+                                       plan->lb, &p->beta, p->d_c, plan->lc, p->d_c, plan->lc,
+                                       &plan->algo, workspace, workspace_bytes, stream));
+        return;
+    }
+    TC_CUBLAS_CHECK(cublasSetStream(handle, stream));
+    TC_CUBLAS_CHECK(cublasSetMathMode(handle, mode->math_mode));
+    col_major_call c = to_col_major(mode, p);
+    /* alpha and beta have the compute type's scalar type */
+    int32_t ia = (int32_t)p->alpha, ib = (int32_t)p->beta;
+    uint16_t ha = tc_f32_to_f16(p->alpha), hb = tc_f32_to_f16(p->beta);
+    const void *alpha = &p->alpha, *beta = &p->beta;
+    if (mode->compute == CUBLAS_COMPUTE_32I || mode->compute == CUBLAS_COMPUTE_32I_PEDANTIC)
+        alpha = &ia, beta = &ib;
+    else if (mode->compute == CUBLAS_COMPUTE_16F || mode->compute == CUBLAS_COMPUTE_16F_PEDANTIC)
+        alpha = &ha, beta = &hb;
+    TC_CUBLAS_CHECK(cublasGemmEx(handle, c.op1, c.op2, c.m, c.n, p->K, alpha, c.x1, c.t1, c.ld1,
+                                 c.x2, c.t2, c.ld2, beta, p->d_c, mode->c_type, (int)p->ldc,
+                                 mode->compute, CUBLAS_GEMM_DEFAULT));
+}

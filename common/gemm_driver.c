@@ -1,0 +1,536 @@
+/* common/gemm_driver.c - see gemm_driver.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "gemm_driver.h"
+
+#include "check.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DIM (1L << 20)
+/* No GPU this repository targets has this much memory; a larger problem is refused even on a
+ * machine without a GPU. */
+#define MAX_DEVICE_BYTES (512.0 * (1 << 30))
+/* Problems up to this many multiply-adds are checked element by element, larger ones on a
+ * sample (DESIGN.md: full rows, full columns and at least 1024 random elements). */
+#define FULL_CHECK_LIMIT 2147483648.0
+#define SAMPLE_RANDOM 4096
+
+static const int test_sizes[][3] = {
+    {1, 1, 1},       {17, 33, 65},     {64, 64, 64},       {100, 37, 513},
+    {256, 512, 128}, {1000, 1000, 1000}, {4093, 1021, 2053},
+};
+static const int n_test_sizes = (int)(sizeof test_sizes / sizeof test_sizes[0]);
+
+typedef struct {
+    int ran, skipped, pass;
+    char message[256];
+    tc_check_result check;
+    tc_timing timing;
+    double rate; /* TFLOP/s or TOP/s, 0 when not timed */
+} case_result;
+
+const char *tc_gemm_unsupported(const tc_gemm_variant *v, long M, long N, long K)
+{
+    static char msg[160];
+    int mm = v->mult_m > 1 ? v->mult_m : 1, mn = v->mult_n > 1 ? v->mult_n : 1,
+        mk = v->mult_k > 1 ? v->mult_k : 1;
+    if (M % mm == 0 && N % mn == 0 && K % mk == 0) return NULL;
+    snprintf(msg, sizeof msg,
+             "variant %s needs M a multiple of %d, N of %d and K of %d (got %ldx%ldx%ld)",
+             v->name, mm, mn, mk, M, N, K);
+    return msg;
+}
+
+static long round_up(long x, int m) { return m > 1 ? (x + m - 1) / m * m : x; }
+
+static const char *rate_unit(const tc_precision *p) { return tc_dtype_is_integer(p->in) ? "TOP/s" : "TFLOP/s"; }
+
+/* ---- memory estimates ---------------------------------------------------------------------- */
+static double device_bytes(const tc_gemm_variant *v, long M, long N, long K)
+{
+    const tc_precision *p = tc_precision_get(v->precision);
+    return (double)tc_dtype_size(p->in) * ((double)M * K + (double)K * N) +
+           (double)tc_dtype_size(p->out) * (double)M * N;
+}
+
+static double host_bytes(const tc_gemm_variant *v, long M, long N, long K)
+{
+    /* inputs and output as stored, the reference's float copies, the reference values */
+    return device_bytes(v, M, N, K) + 4.0 * ((double)M * K + (double)K * N) +
+           8.0 * (double)M * N;
+}
+
+/* ---- inputs -------------------------------------------------------------------------------- */
+static void store(void *base, tc_dtype t, size_t idx, float x)
+{
+    switch (t) {
+    case TC_F32: ((float *)base)[idx] = x; break;
+    case TC_F16: ((uint16_t *)base)[idx] = tc_f32_to_f16(x); break;
+    case TC_BF16: ((uint16_t *)base)[idx] = tc_f32_to_bf16(x); break;
+    case TC_I8: ((int8_t *)base)[idx] = tc_f32_to_i8_sat(x); break;
+    case TC_I32: ((int32_t *)base)[idx] = (int32_t)x; break;
+    case TC_E4M3: ((uint8_t *)base)[idx] = tc_f32_to_e4m3(x); break;
+    case TC_E5M2: ((uint8_t *)base)[idx] = tc_f32_to_e5m2(x); break;
+    }
+}
+
+/* Fills the rows x cols matrix stored with leading dimension ld: uniform [-1, 1) rounded to the
+ * type for floats, uniform integers in [-128, 127] for int8. Padding between rows/columns gets
+ * the poison pattern, so a kernel that reads padding produces NaNs the checker sees. */
+static void fill_matrix(void *h, tc_dtype t, long rows, long cols, tc_layout layout, long ld,
+                        tc_rng *rng)
+{
+    long outer = layout == TC_ROW_MAJOR ? rows : cols, inner = layout == TC_ROW_MAJOR ? cols : rows;
+    memset(h, tc_poison_byte(t), (size_t)outer * (size_t)ld * tc_dtype_size(t));
+    for (long o = 0; o < outer; o++)
+        for (long i = 0; i < inner; i++) {
+            float x = tc_dtype_is_integer(t) ? (float)tc_rng_int(rng, -128, 127)
+                                             : tc_rng_uniform(rng, -1.0f, 1.0f);
+            store(h, t, (size_t)(o * ld + i), x);
+        }
+}
+
+static long leading_dim(tc_layout layout, long rows, long cols, int pad)
+{
+    return (layout == TC_ROW_MAJOR ? cols : rows) + pad;
+}
+
+static size_t matrix_elems(tc_layout layout, long rows, long cols, long ld)
+{
+    return (size_t)(layout == TC_ROW_MAJOR ? rows : cols) * (size_t)ld;
+}
+
+/* ---- one case: inputs, poisoned output, launch, check, optionally time ---------------------- */
+typedef struct {
+    const tc_gemm_variant *v;
+    tc_gemm_problem *p;
+} launch_ctx;
+
+static void launch_once(void *ctx, cudaStream_t stream)
+{
+    launch_ctx *c = (launch_ctx *)ctx;
+    c->v->launch(c->v, c->p, stream);
+    TC_LAUNCH_CHECK();
+}
+
+static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N, long K,
+                     int ld_pad, int offset, uint64_t seed, int warmup, int reps,
+                     case_result *res)
+{
+    memset(res, 0, sizeof *res);
+    const tc_precision *prec = tc_precision_get(v->precision);
+    tc_gemm_problem p;
+    memset(&p, 0, sizeof p);
+    p.M = (int)M;
+    p.N = (int)N;
+    p.K = (int)K;
+    p.prec = prec;
+    p.a_layout = v->a_layout;
+    p.b_layout = v->b_layout;
+    p.c_layout = v->c_layout;
+    p.lda = leading_dim(v->a_layout, M, K, ld_pad);
+    p.ldb = leading_dim(v->b_layout, K, N, ld_pad);
+    p.ldc = leading_dim(v->c_layout, M, N, ld_pad);
+    p.alpha = 1.0f;
+    p.beta = 0.0f;
+    p.chapter_ctx = chapter_ctx;
+
+    size_t na = matrix_elems(v->a_layout, M, K, p.lda), nb = matrix_elems(v->b_layout, K, N, p.ldb),
+           nc = matrix_elems(v->c_layout, M, N, p.ldc);
+    size_t sa = tc_dtype_size(prec->in), sc = tc_dtype_size(prec->out);
+    void *h_a = tc_xmalloc(na * sa), *h_b = tc_xmalloc(nb * sa), *h_c = tc_xmalloc(nc * sc);
+    tc_rng rng;
+    tc_rng_seed(&rng, seed);
+    fill_matrix(h_a, prec->in, M, K, v->a_layout, p.lda, &rng);
+    fill_matrix(h_b, prec->in, K, N, v->b_layout, p.ldb, &rng);
+
+    /* Device buffers start `offset` elements past cudaMalloc's (256-byte aligned) address. */
+    char *d_a = NULL, *d_b = NULL, *d_c = NULL;
+    TC_CUDA_CHECK(cudaMalloc((void **)&d_a, (na + (size_t)offset) * sa));
+    TC_CUDA_CHECK(cudaMalloc((void **)&d_b, (nb + (size_t)offset) * sa));
+    TC_CUDA_CHECK(cudaMalloc((void **)&d_c, (nc + (size_t)offset) * sc));
+    p.d_a = d_a + (size_t)offset * sa;
+    p.d_b = d_b + (size_t)offset * sa;
+    p.d_c = d_c + (size_t)offset * sc;
+    TC_CUDA_CHECK(cudaMemcpy((void *)p.d_a, h_a, na * sa, cudaMemcpyHostToDevice));
+    TC_CUDA_CHECK(cudaMemcpy((void *)p.d_b, h_b, nb * sa, cudaMemcpyHostToDevice));
+    TC_CUDA_CHECK(cudaMemset(d_c, tc_poison_byte(prec->out), (nc + (size_t)offset) * sc));
+
+    cudaStream_t stream;
+    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    const char *why = v->prepare ? v->prepare(v, &p) : NULL;
+    if (why) {
+        snprintf(res->message, sizeof res->message, "%s", why);
+    } else {
+        launch_ctx lc = {v, &p};
+        launch_once(&lc, stream);
+        TC_CUDA_CHECK(cudaStreamSynchronize(stream));
+        TC_CUDA_CHECK(cudaMemcpy(h_c, p.d_c, nc * sc, cudaMemcpyDeviceToHost));
+        res->ran = 1;
+
+        tc_matrix A = tc_matrix_make(h_a, prec->in, M, K, v->a_layout, p.lda);
+        tc_matrix B = tc_matrix_make(h_b, prec->in, K, N, v->b_layout, p.ldb);
+        tc_matrix C = tc_matrix_make(h_c, prec->out, M, N, v->c_layout, p.ldc);
+        tc_sample sample = tc_sample_make(M, N, K, FULL_CHECK_LIMIT, SAMPLE_RANDOM, &rng);
+        double *ref = (double *)tc_xmalloc((size_t)sample.n * sizeof(double));
+        tc_ref_gemm(&A, &B, &sample, ref);
+        double s = tc_matrix_absmax(&A) * tc_matrix_absmax(&B);
+        res->check = tc_check(&C, &sample, ref, prec, K, s);
+        res->pass = res->check.pass;
+        free(ref);
+        tc_sample_free(&sample);
+
+        if (reps > 0) {
+            res->timing = tc_time_gpu(launch_once, &lc, stream, warmup, reps);
+            res->rate = 2.0 * (double)M * (double)N * (double)K / (res->timing.ms_median * 1e-3) /
+                        1e12;
+        }
+    }
+    if (v->release) v->release(v, &p);
+    TC_CUDA_CHECK(cudaStreamDestroy(stream));
+    TC_CUDA_CHECK(cudaFree(d_a));
+    TC_CUDA_CHECK(cudaFree(d_b));
+    TC_CUDA_CHECK(cudaFree(d_c));
+    free(h_a);
+    free(h_b);
+    free(h_c);
+}
+
+/* ---- output -------------------------------------------------------------------------------- */
+static void print_list(const tc_gemm_chapter *ch)
+{
+    printf("%s - %s\n\n", ch->name, ch->summary);
+    printf("%-18s %-9s %-6s %-11s %-9s %s\n", "variant", "precision", "min_sm", "sizes",
+           "layout", "description");
+    for (int i = 0; i < ch->n_variants; i++) {
+        const tc_gemm_variant *v = &ch->variants[i];
+        char sizes[48], layout[16];
+        if (v->mult_m <= 1 && v->mult_n <= 1 && v->mult_k <= 1) snprintf(sizes, sizeof sizes, "any");
+        else snprintf(sizes, sizeof sizes, "%d|%d|%d", v->mult_m > 1 ? v->mult_m : 1,
+                      v->mult_n > 1 ? v->mult_n : 1, v->mult_k > 1 ? v->mult_k : 1);
+        snprintf(layout, sizeof layout, "%c%c%c", v->a_layout == TC_ROW_MAJOR ? 'R' : 'C',
+                 v->b_layout == TC_ROW_MAJOR ? 'R' : 'C', v->c_layout == TC_ROW_MAJOR ? 'R' : 'C');
+        printf("%-18s %-9s sm_%-3d %-11s %-9s %s\n", v->name, v->precision, v->min_cc, sizes,
+               layout, v->description);
+    }
+    printf("\nsizes: 'any', or the multiples M|N|K must have. layout: A, B, C row (R) or column "
+           "(C) major.\n");
+}
+
+static void print_table_header(FILE *f, const char *baseline_hint)
+{
+    fprintf(f, "%-20s %-9s %-17s %9s %9s %9s %8s %10s %10s %s\n", "variant", "precision", "size",
+            "ms(med)", "ms(min)", "rate", "vs base", "max|err|", "rel_fro", baseline_hint);
+}
+
+static void print_table_row(FILE *f, const char *label, const tc_gemm_variant *v, const char *size,
+                            const case_result *r, double pct)
+{
+    const tc_precision *p = tc_precision_get(v->precision);
+    if (!r->ran) {
+        fprintf(f, "%-20s %-9s %-17s %s\n", label, v->precision, size,
+                r->skipped ? r->message : "FAIL");
+        if (!r->skipped) fprintf(f, "    %s\n", r->message);
+        return;
+    }
+    char pcts[16] = "-";
+    if (pct > 0) snprintf(pcts, sizeof pcts, "%.0f%%", pct);
+    fprintf(f, "%-20s %-9s %-17s %9.3f %9.3f %9.1f %8s %10.3g %10.3g %s\n", label, v->precision,
+            size, r->timing.ms_median, r->timing.ms_min, r->rate, pcts, r->check.max_abs_err,
+            r->check.rel_fro_err, r->pass ? "PASS" : "FAIL");
+    (void)p;
+    if (!r->pass) {
+        fprintf(f, "    ");
+        tc_check_print(&r->check, f);
+    }
+}
+
+/* ---- modes --------------------------------------------------------------------------------- */
+static int selected(const tc_args *a, const tc_gemm_chapter *ch, const tc_gemm_variant *v)
+{
+    const char *want = a->variant ? a->variant : ch->default_variant;
+    return strcmp(want, "all") == 0 || strcmp(want, v->name) == 0;
+}
+
+static const tc_gemm_variant *find_variant(const tc_gemm_chapter *ch, const char *name)
+{
+    for (int i = 0; i < ch->n_variants; i++)
+        if (strcmp(ch->variants[i].name, name) == 0) return &ch->variants[i];
+    return NULL;
+}
+
+static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_device_info *dev,
+                     void *ctx)
+{
+    int passed = 0, failed = 0, skipped = 0;
+    for (int vi = 0; vi < ch->n_variants; vi++) {
+        const tc_gemm_variant *v = &ch->variants[vi];
+        if (a->variant && !selected(a, ch, v)) continue;
+        if (v->min_cc > dev->cc) {
+            printf("SKIP %-18s needs sm_%d, this GPU is sm_%d\n", v->name, v->min_cc, dev->cc);
+            skipped++;
+            continue;
+        }
+        /* TC_TEST_SMALL=1 (make sanitize): only the sizes up to 256x512x128 */
+        int n_sizes = getenv("TC_TEST_SMALL") ? 5 : n_test_sizes;
+        for (int si = 0; si < n_sizes; si++) {
+            long M = test_sizes[si][0], N = test_sizes[si][1], K = test_sizes[si][2];
+            const char *why = tc_gemm_unsupported(v, M, N, K);
+            if (why) {
+                /* The size is outside the variant's documented constraint: the CLI rejects it
+                 * (tests/run_tests.sh checks the exit code); test the nearest supported size. */
+                printf("note %-18s %ldx%ldx%ld rejected as documented (%s); testing ", v->name, M,
+                       N, K, why);
+                M = round_up(M, v->mult_m);
+                N = round_up(N, v->mult_n);
+                K = round_up(K, v->mult_k);
+                printf("%ldx%ldx%ld instead\n", M, N, K);
+            }
+            case_result r;
+            uint64_t seed = a->seed * 1000003u + (uint64_t)(vi * 100 + si);
+            run_case(v, ctx, M, N, K, 0, 0, seed, 0, 0, &r);
+            printf("%s %-18s %5ldx%-5ldx%-5ld ", r.pass ? "PASS" : "FAIL", v->name, M, N, K);
+            if (r.ran) tc_check_print(&r.check, stdout);
+            else printf("%s\n", r.message);
+            fflush(stdout);
+            if (r.pass) passed++;
+            else failed++;
+        }
+    }
+    printf("%s --test: %d passed, %d failed, %d skipped\n", ch->name, passed, failed, skipped);
+    if (failed) return TC_EXIT_WRONG;
+    if (!passed) tc_skip(ch->name, "no variant can run on this GPU");
+    return TC_EXIT_PASS;
+}
+
+static int mode_default(const tc_gemm_chapter *ch, const tc_args *a, const tc_device_info *dev,
+                        void *ctx)
+{
+    long M = a->m ? a->m : ch->default_m, N = a->m ? a->n : ch->default_n,
+         K = a->m ? a->k : ch->default_k;
+    char size[64];
+    snprintf(size, sizeof size, "%ldx%ldx%ld", M, N, K);
+    int failed = 0, ran = 0;
+    int n = ch->n_variants;
+    case_result *res = (case_result *)calloc((size_t)n, sizeof *res);
+    printf("problem   : C = A*B, %s, seed %llu, median of %d runs after %d warm-up, L2 flushed "
+           "before each\n\n",
+           size, (unsigned long long)a->seed, a->reps, a->warmup);
+    print_table_header(stdout, "check");
+    for (int vi = 0; vi < n; vi++) {
+        const tc_gemm_variant *v = &ch->variants[vi];
+        if (!selected(a, ch, v)) continue;
+        case_result *r = &res[vi];
+        const char *why = tc_gemm_unsupported(v, M, N, K);
+        if (v->min_cc > dev->cc || why) {
+            r->skipped = 1;
+            if (why) snprintf(r->message, sizeof r->message, "skipped: %s", why);
+            else snprintf(r->message, sizeof r->message, "skipped: needs sm_%d", v->min_cc);
+        } else {
+            run_case(v, ctx, M, N, K, 0, 0, a->seed, a->warmup, a->reps, r);
+            ran++;
+            failed += !r->pass;
+        }
+        double pct = 0;
+        const tc_gemm_variant *b = v->baseline ? find_variant(ch, v->baseline) : NULL;
+        if (b && res[b - ch->variants].rate > 0 && r->rate > 0)
+            pct = 100.0 * r->rate / res[b - ch->variants].rate;
+        print_table_row(stdout, v->name, v, size, r, pct);
+        fflush(stdout);
+    }
+    free(res);
+    if (ran && ch->variants[0].baseline)
+        printf("\nvs base: rate as a percentage of the variant named as baseline in --list (%s)\n",
+               ch->variants[0].baseline);
+    if (!ran) tc_skip(ch->name, "no selected variant can run on this GPU at this size");
+    return failed ? TC_EXIT_WRONG : TC_EXIT_PASS;
+}
+
+typedef struct {
+    const char *label;
+    const tc_gemm_variant *v;
+    long M, N, K;
+    case_result r;
+} bench_entry;
+
+static double find_rate(const bench_entry *e, int n, const char *name, long M, long N, long K,
+                        int same_k)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(e[i].label, name) == 0 && e[i].M == M && e[i].N == N &&
+            (!same_k || e[i].K == K) && e[i].r.rate > 0)
+            return e[i].r.rate;
+    return 0;
+}
+
+static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_device_info *dev,
+                      void *ctx, FILE *info)
+{
+    int n_sizes = a->m ? 1 : ch->n_bench_sizes;
+    int cap = n_sizes * ch->n_variants + ch->n_bench_extras;
+    bench_entry *e = (bench_entry *)calloc((size_t)cap, sizeof *e);
+    int n = 0, failed = 0;
+    for (int si = 0; si < n_sizes; si++) {
+        long M = a->m ? a->m : ch->bench_sizes[si][0], N = a->m ? a->n : ch->bench_sizes[si][1],
+             K = a->m ? a->k : ch->bench_sizes[si][2];
+        for (int vi = 0; vi < ch->n_variants; vi++) {
+            const tc_gemm_variant *v = &ch->variants[vi];
+            int wanted = !a->variant || strcmp(a->variant, "all") == 0 ||
+                         strcmp(a->variant, v->name) == 0;
+            /* the baseline of a selected variant runs too: every row names a figure of this run */
+            for (int vj = 0; vj < ch->n_variants && !wanted; vj++)
+                wanted = strcmp(ch->variants[vj].name, a->variant) == 0 &&
+                         ch->variants[vj].baseline && strcmp(ch->variants[vj].baseline, v->name) == 0;
+            if (!wanted || v->min_cc > dev->cc || tc_gemm_unsupported(v, M, N, K)) continue;
+            bench_entry *b = &e[n++];
+            b->label = v->name;
+            b->v = v;
+            b->M = M, b->N = N, b->K = K;
+            fprintf(info, "bench %s %ldx%ldx%ld ...\n", v->name, M, N, K);
+            run_case(v, ctx, M, N, K, 0, 0, a->seed + (uint64_t)n, a->warmup, a->reps, &b->r);
+        }
+    }
+    for (int xi = 0; xi < ch->n_bench_extras && !a->m && !a->variant; xi++) {
+        const tc_gemm_bench_extra *x = &ch->bench_extras[xi];
+        const tc_gemm_variant *v = find_variant(ch, x->variant);
+        if (!v || v->min_cc > dev->cc || tc_gemm_unsupported(v, x->M, x->N, x->K)) continue;
+        bench_entry *b = &e[n++];
+        b->label = x->label;
+        b->v = v;
+        b->M = x->M, b->N = x->N, b->K = x->K;
+        fprintf(info, "bench %s %dx%dx%d ...\n", x->label, x->M, x->N, x->K);
+        run_case(v, ctx, x->M, x->N, x->K, x->ld_pad, x->offset_elems, a->seed + (uint64_t)n,
+                 a->warmup, a->reps, &b->r);
+    }
+
+    FILE *csv = stdout;
+    if (a->csv_path) {
+        csv = fopen(a->csv_path, "w");
+        if (!csv) {
+            fprintf(stderr, "error: cannot write %s\n", a->csv_path);
+            return TC_EXIT_WRONG;
+        }
+    }
+    fprintf(csv, "%s\n", tc_bench_csv_header());
+    fprintf(info, "\n");
+    print_table_header(info, "check");
+    for (int i = 0; i < n; i++) {
+        bench_entry *b = &e[i];
+        const char *base = b->v->baseline ? b->v->baseline : b->label;
+        int same_k = 1;
+        for (int xi = 0; xi < ch->n_bench_extras; xi++)
+            if (strcmp(ch->bench_extras[xi].label, b->label) == 0) {
+                base = ch->bench_extras[xi].baseline;
+                same_k = 0; /* e.g. K = 8191 compared with K = 8192 */
+            }
+        double base_rate = find_rate(e, n, base, b->M, b->N, b->K, same_k);
+        double pct = base_rate > 0 && b->r.rate > 0 ? 100.0 * b->r.rate / base_rate : 0;
+        char size[64];
+        snprintf(size, sizeof size, "%ldx%ldx%ld", b->M, b->N, b->K);
+        print_table_row(info, b->label, b->v, size, &b->r, pct);
+        failed += !b->r.pass;
+        if (!b->r.ran) continue;
+        tc_bench_row row;
+        memset(&row, 0, sizeof row);
+        row.chapter = ch->name;
+        row.variant = b->label;
+        row.problem = b->v->problem;
+        row.precision = b->v->precision;
+        snprintf(row.size, sizeof row.size, "%s", size);
+        row.ms_median = b->r.timing.ms_median;
+        row.ms_min = b->r.timing.ms_min;
+        row.rate = b->r.rate;
+        row.unit = rate_unit(tc_precision_get(b->v->precision));
+        row.baseline = base;
+        row.pct_of_baseline = pct;
+        row.verified = b->r.pass;
+        tc_bench_csv_write(csv, &row, dev);
+    }
+    if (csv != stdout) fclose(csv);
+    free(e);
+    return failed ? TC_EXIT_WRONG : TC_EXIT_PASS;
+}
+
+/* ---- entry point --------------------------------------------------------------------------- */
+int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *ch)
+{
+    const char **names = (const char **)tc_xmalloc((size_t)ch->n_variants * sizeof *names);
+    for (int i = 0; i < ch->n_variants; i++) names[i] = ch->variants[i].name;
+    tc_cli_spec spec = {ch->name, ch->summary, names, ch->n_variants, MAX_DIM, 20, 5};
+    tc_args a;
+    tc_parse_args(argc, argv, &spec, &a);
+    if (a.mode == TC_MODE_LIST) {
+        print_list(ch);
+        return TC_EXIT_PASS;
+    }
+
+    /* Checks that need no GPU: size constraints of a named variant, and memory. */
+    if (a.m) {
+        const tc_gemm_variant *only = a.variant && strcmp(a.variant, "all") != 0
+                                          ? find_variant(ch, a.variant)
+                                          : NULL;
+        if (!only && a.mode == TC_MODE_DEFAULT && strcmp(ch->default_variant, "all") != 0)
+            only = find_variant(ch, ch->default_variant);
+        const char *why = only ? tc_gemm_unsupported(only, a.m, a.n, a.k) : NULL;
+        if (why) tc_usage_error(ch->name, "bad --size: %s", why);
+        double need_dev = 0, need_host = 0;
+        for (int i = 0; i < ch->n_variants; i++) {
+            if (only && &ch->variants[i] != only) continue;
+            double d = device_bytes(&ch->variants[i], a.m, a.n, a.k);
+            double h = host_bytes(&ch->variants[i], a.m, a.n, a.k);
+            if (d > need_dev) need_dev = d;
+            if (h > need_host) need_host = h;
+        }
+        if (need_dev > MAX_DEVICE_BYTES)
+            tc_usage_error(ch->name, "--size %ldx%ldx%ld needs %.0f GiB of GPU memory, more than any "
+                           "GPU has (limit %.0f GiB)", a.m, a.n, a.k, need_dev / (1 << 30),
+                           MAX_DEVICE_BYTES / (1 << 30));
+        double host = (double)tc_host_memory_bytes();
+        if (host > 0 && need_host > host)
+            tc_usage_error(ch->name, "--size %ldx%ldx%ld needs %.1f GiB of host memory for inputs "
+                           "and the CPU reference; this machine has %.1f GiB", a.m, a.n, a.k,
+                           need_host / (1 << 30), host / (1 << 30));
+    }
+
+    FILE *info = a.mode == TC_MODE_BENCH && !a.csv_path ? stderr : stdout;
+    tc_device_info dev;
+    tc_device_open(&dev, ch->min_cc, ch->name);
+    if (a.m) {
+        double need = 0;
+        for (int i = 0; i < ch->n_variants; i++) {
+            const tc_gemm_variant *v = &ch->variants[i];
+            if (a.variant && strcmp(a.variant, "all") != 0 && strcmp(a.variant, v->name) != 0) continue;
+            double d = device_bytes(v, a.m, a.n, a.k);
+            if (d > need) need = d;
+        }
+        need += 2.0 * dev.l2_bytes + 64.0 * (1 << 20); /* L2 flush buffer, library workspace */
+        if (need > (double)dev.mem_free)
+            tc_usage_error(ch->name, "--size %ldx%ldx%ld needs %.1f GiB of GPU memory; %s has %.1f "
+                           "GiB free", a.m, a.n, a.k, need / (1 << 30), dev.name,
+                           (double)dev.mem_free / (1 << 30));
+    }
+    if (a.mode == TC_MODE_DEFAULT && a.variant && strcmp(a.variant, "all") != 0) {
+        const tc_gemm_variant *v = find_variant(ch, a.variant);
+        if (v->min_cc > dev.cc)
+            tc_skip(ch->name, "variant %s needs compute capability %d.%d; %s is %d.%d", v->name,
+                    v->min_cc / 10, v->min_cc % 10, dev.name, dev.cc / 10, dev.cc % 10);
+    }
+    fprintf(info, "%s - %s\n", ch->name, ch->summary);
+    tc_device_print(&dev, info);
+    void *ctx = ch->init ? ch->init(&dev, info) : NULL;
+    fprintf(info, "\n");
+    fflush(info);
+
+    int rc;
+    switch (a.mode) {
+    case TC_MODE_TEST: rc = mode_test(ch, &a, &dev, ctx); break;
+    case TC_MODE_BENCH: rc = mode_bench(ch, &a, &dev, ctx, info); break;
+    default: rc = mode_default(ch, &a, &dev, ctx); break;
+    }
+    if (ch->fini) ch->fini(ctx);
+    tc_timing_release();
+    free(names);
+    return rc;
+}

@@ -1,0 +1,421 @@
+/* common/harness.c - see harness.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "harness.h"
+
+#include "check.h"
+#include "convert.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- errors -------------------------------------------------------------------------------- */
+void tc_check_fail(const char *file, int line, const char *lib, const char *expr, const char *name,
+                   const char *detail)
+{
+    fprintf(stderr, "%s:%d: %s error: %s failed: %s%s%s%s\n", file, line, lib, expr, name,
+            detail && *detail ? " (" : "", detail ? detail : "", detail && *detail ? ")" : "");
+    exit(TC_EXIT_WRONG);
+}
+
+void tc_skip(const char *program, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("SKIP: %s: ", program);
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    fflush(stdout);
+    exit(TC_EXIT_SKIP);
+}
+
+void tc_usage_error(const char *program, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", program);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (try --help)\n");
+    va_end(ap);
+    exit(TC_EXIT_USAGE);
+}
+
+void *tc_xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "error: out of host memory allocating %zu bytes\n", bytes);
+        exit(TC_EXIT_WRONG);
+    }
+    return p;
+}
+
+size_t tc_host_memory_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (size_t)pages * (size_t)page : (size_t)0;
+}
+
+int tc_cpu_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)(n > 256 ? 256 : n) : 1;
+}
+
+/* ---- element types ------------------------------------------------------------------------- */
+size_t tc_dtype_size(tc_dtype t)
+{
+    switch (t) {
+    case TC_F32: case TC_I32: return 4;
+    case TC_F16: case TC_BF16: return 2;
+    case TC_I8: case TC_E4M3: case TC_E5M2: return 1;
+    }
+    return 0;
+}
+
+const char *tc_dtype_name(tc_dtype t)
+{
+    switch (t) {
+    case TC_F32: return "f32";
+    case TC_F16: return "f16";
+    case TC_BF16: return "bf16";
+    case TC_I8: return "i8";
+    case TC_I32: return "i32";
+    case TC_E4M3: return "e4m3";
+    case TC_E5M2: return "e5m2";
+    }
+    return "?";
+}
+
+int tc_dtype_is_integer(tc_dtype t) { return t == TC_I8 || t == TC_I32; }
+
+double tc_load(const void *base, tc_dtype t, size_t idx)
+{
+    switch (t) {
+    case TC_F32: return (double)((const float *)base)[idx];
+    case TC_F16: return (double)tc_f16_to_f32(((const uint16_t *)base)[idx]);
+    case TC_BF16: return (double)tc_bf16_to_f32(((const uint16_t *)base)[idx]);
+    case TC_I8: return (double)((const int8_t *)base)[idx];
+    case TC_I32: return (double)((const int32_t *)base)[idx];
+    case TC_E4M3: return (double)tc_e4m3_to_f32(((const uint8_t *)base)[idx]);
+    case TC_E5M2: return (double)tc_e5m2_to_f32(((const uint8_t *)base)[idx]);
+    }
+    return 0.0;
+}
+
+unsigned char tc_poison_byte(tc_dtype t) { return tc_dtype_is_integer(t) ? 0x80 : 0xFF; }
+
+int tc_is_poison(const void *base, tc_dtype t, size_t idx)
+{
+    size_t w = tc_dtype_size(t);
+    const unsigned char *p = (const unsigned char *)base + idx * w;
+    for (size_t b = 0; b < w; b++)
+        if (p[b] != tc_poison_byte(t)) return 0;
+    return 1;
+}
+
+/* ---- device block -------------------------------------------------------------------------- */
+void tc_device_open(tc_device_info *info, int min_cc, const char *program)
+{
+    memset(info, 0, sizeof *info);
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0)
+        tc_skip(program, "no CUDA GPU visible (cudaGetDeviceCount: %s)",
+                err != cudaSuccess ? cudaGetErrorName(err) : "0 devices");
+    info->device = 0;
+    TC_CUDA_CHECK(cudaSetDevice(info->device));
+    struct cudaDeviceProp prop;
+    TC_CUDA_CHECK(cudaGetDeviceProperties(&prop, info->device));
+    snprintf(info->name, sizeof info->name, "%s", prop.name);
+    info->cc = prop.major * 10 + prop.minor;
+    info->sms = prop.multiProcessorCount;
+    info->l2_bytes = prop.l2CacheSize;
+    info->mem_total = prop.totalGlobalMem;
+    info->smem_optin = prop.sharedMemPerBlockOptin;
+    int khz = 0;
+    TC_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, info->device));
+    info->clock_mhz = khz / 1000;
+    TC_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, info->device));
+    info->mem_clock_mhz = khz / 1000;
+    TC_CUDA_CHECK(cudaDriverGetVersion(&info->driver_version));
+    TC_CUDA_CHECK(cudaRuntimeGetVersion(&info->runtime_version));
+    size_t total = 0;
+    TC_CUDA_CHECK(cudaMemGetInfo(&info->mem_free, &total));
+    if (info->cc < min_cc)
+        tc_skip(program, "needs compute capability %d.%d or newer; %s is %d.%d", min_cc / 10,
+                min_cc % 10, info->name, info->cc / 10, info->cc % 10);
+}
+
+void tc_info_line(FILE *f, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(f, "%-10s: ", key);
+    vfprintf(f, fmt, ap);
+    fputc('\n', f);
+    va_end(ap);
+}
+
+void tc_device_print(const tc_device_info *d, FILE *f)
+{
+    tc_info_line(f, "GPU", "%s (compute capability %d.%d, %d SMs, %d MHz peak SM clock)", d->name,
+                 d->cc / 10, d->cc % 10, d->sms, d->clock_mhz);
+    tc_info_line(f, "memory", "%.1f GiB (%.1f GiB free), L2 %.0f MiB, %zu KiB shared/block opt-in",
+                 (double)d->mem_total / (1 << 30), (double)d->mem_free / (1 << 30),
+                 (double)d->l2_bytes / (1 << 20), d->smem_optin / 1024);
+    tc_info_line(f, "CUDA", "driver supports %d.%d, runtime %d.%d", d->driver_version / 1000,
+                 d->driver_version % 1000 / 10, d->runtime_version / 1000,
+                 d->runtime_version % 1000 / 10);
+    const char *tf32 = getenv("NVIDIA_TF32_OVERRIDE");
+    if (tf32 && *tf32)
+        tc_info_line(f, "WARNING", "NVIDIA_TF32_OVERRIDE=%s is set: it changes what FP32 library "
+                     "calls compute", tf32);
+}
+
+/* ---- command line -------------------------------------------------------------------------- */
+void tc_print_usage(const tc_cli_spec *spec, FILE *f)
+{
+    fprintf(f,
+            "%s - %s\n\n"
+            "usage: %s [--variant NAME|all] [--size MxNxK] [--reps N] [--warmup N] [--seed S]\n"
+            "       %*s [--test] [--bench] [--csv FILE] [--list] [--help]\n\n"
+            "  (no mode)      run the default variant on the default size: verify, time, print\n"
+            "  --test         every variant on the test matrix against the CPU reference\n"
+            "  --bench        the bench sizes, CSV rows to stdout or to --csv FILE\n"
+            "  --list         the variant table\n"
+            "  --variant V    one variant (see --list) or 'all'\n"
+            "  --size MxNxK   problem size, each in 1..%ld\n"
+            "  --reps N       timed repetitions, 1..100000 (default %d); the median is reported\n"
+            "  --warmup N     untimed runs first, 0..100000 (default %d)\n"
+            "  --seed S       seed of the random inputs, 0..2^64-1 (default 1)\n\n"
+            "exit codes: 0 pass, 1 a result was wrong, 2 bad usage, 77 skipped (no GPU, GPU too\n"
+            "old, library missing)\n",
+            spec->program, spec->summary, spec->program, (int)strlen(spec->program), "",
+            spec->max_dim, spec->default_reps, spec->default_warmup);
+}
+
+static long parse_long(const tc_cli_spec *spec, const char *flag, const char *text, long lo, long hi)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end != '\0' || v < lo || v > hi)
+        tc_usage_error(spec->program, "bad value '%s' for %s: expected an integer in %ld..%ld", text,
+                       flag, lo, hi);
+    return v;
+}
+
+static void parse_size(const tc_cli_spec *spec, const char *text, tc_args *a)
+{
+    long v[3];
+    const char *p = text;
+    for (int i = 0; i < 3; i++) {
+        char *end = NULL;
+        errno = 0;
+        if (*p < '0' || *p > '9') goto bad;
+        v[i] = strtol(p, &end, 10);
+        if (errno || end == p) goto bad;
+        if (v[i] < 1 || v[i] > spec->max_dim)
+            tc_usage_error(spec->program,
+                           "bad --size '%s': every dimension must be in 1..%ld (got %ld)", text,
+                           spec->max_dim, v[i]);
+        p = end;
+        if (i < 2) {
+            if (*p != 'x' && *p != 'X') goto bad;
+            p++;
+        }
+    }
+    if (*p != '\0') goto bad;
+    a->m = v[0];
+    a->n = v[1];
+    a->k = v[2];
+    return;
+bad:
+    tc_usage_error(spec->program, "bad --size '%s': expected MxNxK with positive integers, e.g. "
+                   "4096x4096x4096", text);
+}
+
+void tc_parse_args(int argc, char **argv, const tc_cli_spec *spec, tc_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->mode = TC_MODE_DEFAULT;
+    a->reps = spec->default_reps;
+    a->warmup = spec->default_warmup;
+    a->seed = 1;
+    int modes = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *val = NULL;
+        /* flags taking a value accept "--flag value" and "--flag=value" */
+        static const char *const with_value[] = {"--variant", "--size", "--reps", "--warmup",
+                                                 "--seed", "--csv"};
+        const char *flag = arg;
+        char flagbuf[32];
+        const char *eq = strchr(arg, '=');
+        if (eq && eq - arg < (long)sizeof flagbuf) {
+            memcpy(flagbuf, arg, (size_t)(eq - arg));
+            flagbuf[eq - arg] = '\0';
+            flag = flagbuf;
+        }
+        int takes = 0;
+        for (size_t w = 0; w < sizeof with_value / sizeof with_value[0]; w++)
+            if (strcmp(flag, with_value[w]) == 0) takes = 1;
+        if (takes) {
+            if (eq) val = eq + 1;
+            else if (i + 1 < argc) val = argv[++i];
+            else tc_usage_error(spec->program, "%s needs a value", flag);
+            if (!*val) tc_usage_error(spec->program, "%s needs a non-empty value", flag);
+        } else if (eq) {
+            tc_usage_error(spec->program, "unknown option '%s'", arg);
+        }
+        if (strcmp(flag, "--variant") == 0) {
+            int ok = strcmp(val, "all") == 0;
+            for (int v = 0; v < spec->n_variants && !ok; v++)
+                ok = strcmp(val, spec->variant_names[v]) == 0;
+            if (!ok) {
+                fprintf(stderr, "%s: unknown variant '%s'; allowed: all", spec->program, val);
+                for (int v = 0; v < spec->n_variants; v++)
+                    fprintf(stderr, ", %s", spec->variant_names[v]);
+                fprintf(stderr, "\n");
+                exit(TC_EXIT_USAGE);
+            }
+            a->variant = val;
+        } else if (strcmp(flag, "--size") == 0) {
+            parse_size(spec, val, a);
+        } else if (strcmp(flag, "--reps") == 0) {
+            a->reps = (int)parse_long(spec, flag, val, 1, 100000);
+        } else if (strcmp(flag, "--warmup") == 0) {
+            a->warmup = (int)parse_long(spec, flag, val, 0, 100000);
+        } else if (strcmp(flag, "--seed") == 0) {
+            char *end = NULL;
+            errno = 0;
+            if (val[0] == '-' || val[0] == '+') end = (char *)val;
+            unsigned long long s = end ? 0 : strtoull(val, &end, 10);
+            if (errno || end == val || *end != '\0')
+                tc_usage_error(spec->program,
+                               "bad value '%s' for --seed: expected an integer in 0..2^64-1", val);
+            a->seed = (uint64_t)s;
+        } else if (strcmp(flag, "--csv") == 0) {
+            a->csv_path = val;
+        } else if (strcmp(arg, "--test") == 0 || strcmp(arg, "--check") == 0) {
+            a->mode = TC_MODE_TEST;
+            modes++;
+        } else if (strcmp(arg, "--bench") == 0) {
+            a->mode = TC_MODE_BENCH;
+            modes++;
+        } else if (strcmp(arg, "--list") == 0) {
+            a->mode = TC_MODE_LIST;
+            modes++;
+        } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            tc_print_usage(spec, stdout);
+            exit(TC_EXIT_PASS);
+        } else {
+            tc_usage_error(spec->program, "unknown argument '%s'", arg);
+        }
+    }
+    if (modes > 1) tc_usage_error(spec->program, "--test, --bench and --list exclude each other");
+    if (a->csv_path && a->mode != TC_MODE_BENCH)
+        tc_usage_error(spec->program, "--csv goes with --bench");
+    if (a->mode == TC_MODE_TEST && a->m)
+        tc_usage_error(spec->program, "--test runs its own size matrix; drop --size");
+}
+
+/* ---- timing -------------------------------------------------------------------------------- */
+static void *flush_buffer;
+static size_t flush_bytes;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+tc_timing tc_time_gpu(tc_work_fn fn, void *ctx, cudaStream_t stream, int warmup, int reps)
+{
+    if (!flush_buffer) {
+        int dev = 0, l2 = 0;
+        TC_CUDA_CHECK(cudaGetDevice(&dev));
+        TC_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+        flush_bytes = 2 * (size_t)(l2 > 0 ? l2 : (1 << 20));
+        TC_CUDA_CHECK(cudaMalloc(&flush_buffer, flush_bytes));
+    }
+    for (int i = 0; i < warmup; i++) {
+        TC_CUDA_CHECK(cudaMemsetAsync(flush_buffer, i & 0xFF, flush_bytes, stream));
+        fn(ctx, stream);
+    }
+    cudaEvent_t *ev = (cudaEvent_t *)tc_xmalloc(2 * (size_t)reps * sizeof *ev);
+    for (int i = 0; i < 2 * reps; i++) TC_CUDA_CHECK(cudaEventCreate(&ev[i]));
+    for (int i = 0; i < reps; i++) {
+        TC_CUDA_CHECK(cudaMemsetAsync(flush_buffer, i & 0xFF, flush_bytes, stream));
+        TC_CUDA_CHECK(cudaEventRecord(ev[2 * i], stream));
+        fn(ctx, stream);
+        TC_CUDA_CHECK(cudaEventRecord(ev[2 * i + 1], stream));
+    }
+    TC_CUDA_CHECK(cudaStreamSynchronize(stream));
+    double *ms = (double *)tc_xmalloc((size_t)reps * sizeof *ms);
+    for (int i = 0; i < reps; i++) {
+        float t = 0;
+        TC_CUDA_CHECK(cudaEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1]));
+        ms[i] = t;
+    }
+    for (int i = 0; i < 2 * reps; i++) TC_CUDA_CHECK(cudaEventDestroy(ev[i]));
+    qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
+    tc_timing r;
+    r.reps = reps;
+    r.ms_min = ms[0];
+    r.ms_max = ms[reps - 1];
+    r.ms_median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+    free(ms);
+    free(ev);
+    return r;
+}
+
+void tc_timing_release(void)
+{
+    if (flush_buffer) cudaFree(flush_buffer);
+    flush_buffer = NULL;
+}
+
+/* ---- bench rows ---------------------------------------------------------------------------- */
+const char *tc_bench_csv_header(void)
+{
+    return "chapter,variant,problem,precision,size,ms_median,ms_min,rate,unit,baseline,"
+           "pct_of_baseline,verified,gpu,cc,sms,clock_mhz,driver,cuda,git_sha,date";
+}
+
+/* CSV fields we write never contain quotes; names with commas are quoted. */
+static void csv_field(FILE *f, const char *s)
+{
+    if (strchr(s, ',')) fprintf(f, "\"%s\"", s);
+    else fputs(s, f);
+}
+
+void tc_bench_csv_write(FILE *f, const tc_bench_row *r, const tc_device_info *d)
+{
+    char date[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    const char *sha = getenv("TC_GIT_SHA");
+    csv_field(f, r->chapter);
+    fputc(',', f);
+    csv_field(f, r->variant);
+    fputc(',', f);
+    csv_field(f, r->problem);
+    fprintf(f, ",%s,%s,%.4f,%.4f,%.2f,%s,", r->precision, r->size, r->ms_median, r->ms_min, r->rate,
+            r->unit);
+    csv_field(f, r->baseline);
+    fprintf(f, ",%.1f,%s,", r->pct_of_baseline,
+            r->verified > 0 ? "pass" : r->verified == 0 ? "FAIL" : "unchecked");
+    csv_field(f, d->name);
+    fprintf(f, ",%d.%d,%d,%d,%d.%d,%d.%d,%s,%s\n", d->cc / 10, d->cc % 10, d->sms, d->clock_mhz,
+            d->driver_version / 1000, d->driver_version % 1000 / 10, d->runtime_version / 1000,
+            d->runtime_version % 1000 / 10, sha && *sha ? sha : "unknown", date);
+}

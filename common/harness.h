@@ -1,0 +1,126 @@
+/* common/harness.h - what every chapter binary shares: data types, the device block and the
+ * capability gate, command-line parsing with the exit-code contract, GPU timing, and bench rows.
+ *
+ * Exit codes (DESIGN.md): 0 pass, 1 a result was wrong, 2 bad usage, 77 skipped. */
+#ifndef TC_HARNESS_H
+#define TC_HARNESS_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { TC_EXIT_PASS = 0, TC_EXIT_WRONG = 1, TC_EXIT_USAGE = 2, TC_EXIT_SKIP = 77 };
+
+/* ---- element types ------------------------------------------------------------------------ */
+typedef enum { TC_F32, TC_F16, TC_BF16, TC_I8, TC_I32, TC_E4M3, TC_E5M2 } tc_dtype;
+
+size_t tc_dtype_size(tc_dtype t);
+const char *tc_dtype_name(tc_dtype t);
+int tc_dtype_is_integer(tc_dtype t);
+/* Element idx of an array of type t, exactly, as a double. */
+double tc_load(const void *base, tc_dtype t, size_t idx);
+/* Byte that fills an output before a kernel runs: 0xFF (a NaN in every float format) or 0x80
+ * for integers (0x80808080 = -2139062144, which no int8 GEMM with K < 131072 can produce). */
+unsigned char tc_poison_byte(tc_dtype t);
+int tc_is_poison(const void *base, tc_dtype t, size_t idx);
+
+/* ---- the device block and the capability gate --------------------------------------------- */
+typedef struct {
+    int device;
+    char name[256];
+    int cc;            /* 90 for compute capability 9.0 */
+    int sms;
+    int clock_mhz;     /* peak SM clock reported by the driver */
+    int mem_clock_mhz;
+    int l2_bytes;
+    size_t mem_total, mem_free;
+    size_t smem_optin; /* max dynamic shared memory per block after cudaFuncSetAttribute */
+    int driver_version, runtime_version;
+} tc_device_info;
+
+/* Opens device 0 (or $CUDA_VISIBLE_DEVICES' first), fills info. Exits 77 with one line when
+ * there is no usable GPU or its compute capability is below min_cc (e.g. 80). */
+void tc_device_open(tc_device_info *info, int min_cc, const char *program);
+/* Prints the block every binary shows: GPU, CC, SMs, clocks, memory, driver and runtime. */
+void tc_device_print(const tc_device_info *info, FILE *f);
+/* One "key : value" line in the same style, for library versions etc. */
+void tc_info_line(FILE *f, const char *key, const char *fmt, ...);
+/* Exits 77 with "SKIP: <program>: <reason>". */
+void tc_skip(const char *program, const char *fmt, ...);
+/* Prints "<program>: <message>" to stderr and exits 2. */
+void tc_usage_error(const char *program, const char *fmt, ...);
+
+/* ---- command line ------------------------------------------------------------------------- */
+typedef enum { TC_MODE_DEFAULT, TC_MODE_TEST, TC_MODE_BENCH, TC_MODE_LIST, TC_MODE_HELP } tc_mode;
+
+typedef struct {
+    tc_mode mode;
+    const char *variant; /* NULL: the chapter's default; "all": every variant */
+    long m, n, k;        /* from --size MxNxK; 0 when not given */
+    int reps, warmup;
+    uint64_t seed;
+    const char *csv_path; /* --csv FILE, NULL for stdout in bench mode */
+} tc_args;
+
+/* What a chapter tells the parser. Variant names are checked here, before any CUDA call. */
+typedef struct {
+    const char *program;  /* e.g. "01_cublas_tensor_op" */
+    const char *summary;  /* one line for --help */
+    const char *const *variant_names;
+    int n_variants;
+    long max_dim;         /* largest accepted M, N or K */
+    int default_reps, default_warmup;
+} tc_cli_spec;
+
+/* Parses argv into args (defaults first). On bad usage prints the problem naming the bad value
+ * and what is allowed, and exits 2. --help prints usage and exits 0. */
+void tc_parse_args(int argc, char **argv, const tc_cli_spec *spec, tc_args *args);
+void tc_print_usage(const tc_cli_spec *spec, FILE *f);
+
+/* ---- timing ------------------------------------------------------------------------------- */
+typedef struct {
+    double ms_median, ms_min, ms_max;
+    int reps;
+} tc_timing;
+
+typedef void (*tc_work_fn)(void *ctx, cudaStream_t stream);
+
+/* Runs fn `warmup` times, then `reps` times, each timed by its own pair of CUDA events on
+ * `stream`. Before every run (warm-up and timed) the L2 cache is flushed by writing a buffer of
+ * twice its size, outside the events, so that no repetition reads inputs the previous one left
+ * in L2. Returns median, min and max. */
+tc_timing tc_time_gpu(tc_work_fn fn, void *ctx, cudaStream_t stream, int warmup, int reps);
+/* Frees the L2 flush buffer (optional; the OS does it at exit). */
+void tc_timing_release(void);
+
+/* ---- bench rows (DESIGN.md "make bench") --------------------------------------------------- */
+typedef struct {
+    const char *chapter, *variant, *problem, *precision;
+    char size[64];
+    double ms_median, ms_min;
+    double rate;          /* TFLOP/s, TOP/s, GB/s, GStencil/s */
+    const char *unit;
+    const char *baseline; /* name of the baseline row (same chapter, problem, size) */
+    double pct_of_baseline;
+    int verified;         /* 1 pass, 0 fail, -1 not checked */
+} tc_bench_row;
+
+/* The fixed CSV header, without newline. */
+const char *tc_bench_csv_header(void);
+/* Writes one CSV line, adding the GPU columns from dev, $TC_GIT_SHA and the date. */
+void tc_bench_csv_write(FILE *f, const tc_bench_row *row, const tc_device_info *dev);
+
+/* ---- small utilities ---------------------------------------------------------------------- */
+void *tc_xmalloc(size_t bytes);   /* exits 1 with a message when the host is out of memory */
+size_t tc_host_memory_bytes(void);
+int tc_cpu_threads(void);         /* online CPUs, at least 1 */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TC_HARNESS_H */

@@ -1,0 +1,291 @@
+/* common/verify.c - see verify.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "verify.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the tolerance table ------------------------------------------------------------------- */
+#define U_F32 0x1p-24  /* unit roundoff of f32 (round to nearest) */
+#define U_F32_TC 0x1p-23 /* f32 accumulation in a tensor core: truncation, one ulp per step */
+#define U_TF32 0x1p-11 /* tf32 and f16 keep 11 significant bits */
+#define U_F16 0x1p-11
+#define U_BF16 0x1p-8  /* bf16 keeps 8 */
+/* The FP8 tensor-core path adds a block of products with about 14 significant bits before the
+ * sum is promoted to f32 (reported for Hopper in the DeepSeek-V3 technical report, sec. 3.3.2).
+ * The error of each block is independent, so it adds like the input-rounding term. */
+#define U_FP8_BLOCK 0x1p-13
+
+static const tc_precision tc_precisions[] = {
+    /* name        in       out     u_in         u_acc     u_out   what */
+    {"f32", TC_F32, TC_F32, 0, U_F32, U_F32, "f32 in, f32 FMA accumulate (CUDA cores)"},
+    {"f32_tf32", TC_F32, TC_F32, U_TF32, U_F32_TC, U_F32,
+     "f32 in memory, converted to tf32 inside the library, f32 accumulate"},
+    {"f32_f16", TC_F32, TC_F32, U_F16, U_F32_TC, U_F32,
+     "f32 in memory, converted to f16 inside the library, f32 accumulate"},
+    {"f32_bf16", TC_F32, TC_F32, U_BF16, U_F32_TC, U_F32,
+     "f32 in memory, converted to bf16 inside the library, f32 accumulate"},
+    {"tf32", TC_F32, TC_F32, 0, U_F32_TC, U_F32, "tf32 values (rounded by us), f32 accumulate"},
+    {"f16f32", TC_F16, TC_F32, 0, U_F32_TC, U_F32, "f16 in, f32 accumulate"},
+    {"f16f16", TC_F16, TC_F16, 0, U_F16, U_F16, "f16 in, f16 accumulate and output"},
+    {"bf16f32", TC_BF16, TC_F32, 0, U_F32_TC, U_F32, "bf16 in, f32 accumulate"},
+    {"i8i32", TC_I8, TC_I32, 0, 0, 0, "int8 in, int32 accumulate (exact)"},
+    {"e4m3f32", TC_E4M3, TC_F32, U_FP8_BLOCK, U_F32_TC, U_F32,
+     "fp8 e4m3 in, f32 accumulate (blocks of ~14 bits)"},
+};
+
+const tc_precision *tc_precision_get(const char *name)
+{
+    for (size_t i = 0; i < sizeof tc_precisions / sizeof tc_precisions[0]; i++)
+        if (strcmp(tc_precisions[i].name, name) == 0) return &tc_precisions[i];
+    fprintf(stderr, "internal error: no precision '%s' in the tolerance table\n", name);
+    exit(TC_EXIT_WRONG);
+}
+
+int tc_precision_is_exact(const tc_precision *p)
+{
+    return p->u_in == 0 && p->u_acc == 0 && p->u_out == 0;
+}
+
+void tc_tolerance(const tc_precision *p, long K, double s, double *atol, double *rtol)
+{
+    *rtol = 2.0 * p->u_out;
+    *atol = TC_TOL_LAMBDA * s * (p->u_in * sqrt((double)K) + p->u_acc * (double)K);
+}
+
+/* ---- matrices and samples ------------------------------------------------------------------ */
+tc_matrix tc_matrix_make(const void *data, tc_dtype type, long rows, long cols, tc_layout layout,
+                         long ld)
+{
+    tc_matrix m;
+    m.data = data;
+    m.type = type;
+    m.rows = rows;
+    m.cols = cols;
+    m.rs = layout == TC_ROW_MAJOR ? ld : 1;
+    m.cs = layout == TC_ROW_MAJOR ? 1 : ld;
+    return m;
+}
+
+const char *tc_layout_name(tc_layout l) { return l == TC_ROW_MAJOR ? "row" : "col"; }
+
+static double elem(const tc_matrix *m, long i, long j)
+{
+    return tc_load(m->data, m->type, (size_t)(i * m->rs + j * m->cs));
+}
+
+double tc_matrix_absmax(const tc_matrix *X)
+{
+    double mx = 0;
+    for (long i = 0; i < X->rows; i++)
+        for (long j = 0; j < X->cols; j++) {
+            double v = fabs(elem(X, i, j));
+            if (v > mx) mx = v;
+        }
+    return mx;
+}
+
+tc_sample tc_sample_make(long rows, long cols, long K, double full_limit, int random, tc_rng *rng)
+{
+    tc_sample s;
+    memset(&s, 0, sizeof s);
+    s.rows = rows;
+    s.cols = cols;
+    if ((double)rows * (double)cols * (double)K <= full_limit) {
+        s.full = 1;
+        s.n = rows * cols;
+        return s;
+    }
+    long pick_r[3] = {0, rows / 2, rows - 1}, pick_c[3] = {0, cols / 2, cols - 1};
+    long cap = 3 * cols + 3 * rows + random;
+    s.ii = (long *)tc_xmalloc((size_t)cap * sizeof(long));
+    s.jj = (long *)tc_xmalloc((size_t)cap * sizeof(long));
+    for (int r = 0; r < 3; r++) {
+        if (r && pick_r[r] == pick_r[r - 1]) continue;
+        for (long j = 0; j < cols; j++, s.n++) s.ii[s.n] = pick_r[r], s.jj[s.n] = j;
+    }
+    for (int c = 0; c < 3; c++) {
+        if (c && pick_c[c] == pick_c[c - 1]) continue;
+        for (long i = 0; i < rows; i++, s.n++) s.ii[s.n] = i, s.jj[s.n] = pick_c[c];
+    }
+    for (int e = 0; e < random; e++, s.n++) {
+        s.ii[s.n] = (long)(tc_rng_next_u64(rng) % (uint64_t)rows);
+        s.jj[s.n] = (long)(tc_rng_next_u64(rng) % (uint64_t)cols);
+    }
+    return s;
+}
+
+void tc_sample_free(tc_sample *s)
+{
+    free(s->ii);
+    free(s->jj);
+    s->ii = s->jj = NULL;
+}
+
+void tc_sample_get(const tc_sample *s, long e, long *i, long *j)
+{
+    if (s->full) {
+        *i = e / s->cols;
+        *j = e % s->cols;
+    } else {
+        *i = s->ii[e];
+        *j = s->jj[e];
+    }
+}
+
+/* ---- the reference --------------------------------------------------------------------------
+ * A is converted once to float, row-major rows x K (af), and B to float, column-major: cols rows
+ * of K (bf). Every format the chapters use converts to float exactly, the product of two floats
+ * is exact in double (24 + 24 significant bits < 53), and the sum is accumulated in double with
+ * four independent partial sums (for speed; the order is fixed, so the result is deterministic). */
+typedef struct {
+    const tc_matrix *A, *B;
+    const tc_sample *s;
+    float *af, *bf;
+    long K;
+    double *ref;
+    int nthreads;
+    int phase; /* 0: convert, 1: dot products */
+    int tid;
+} ref_job;
+
+static void *ref_worker(void *arg)
+{
+    ref_job *j = (ref_job *)arg;
+    long K = j->K;
+    if (j->phase == 0) {
+        long rows = j->A->rows, cols = j->B->cols, total = rows + cols;
+        long lo = total * j->tid / j->nthreads, hi = total * (j->tid + 1) / j->nthreads;
+        for (long r = lo; r < hi; r++) {
+            if (r < rows)
+                for (long k = 0; k < K; k++) j->af[r * K + k] = (float)elem(j->A, r, k);
+            else
+                for (long k = 0; k < K; k++)
+                    j->bf[(r - rows) * K + k] = (float)elem(j->B, k, r - rows);
+        }
+        return NULL;
+    }
+    long n = j->s->n;
+    long lo = n * j->tid / j->nthreads, hi = n * (j->tid + 1) / j->nthreads;
+    for (long e = lo; e < hi; e++) {
+        long i, c;
+        tc_sample_get(j->s, e, &i, &c);
+        const float *a = j->af + i * K, *b = j->bf + c * K;
+        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        long k = 0;
+        for (; k + 4 <= K; k += 4) {
+            s0 += (double)a[k] * (double)b[k];
+            s1 += (double)a[k + 1] * (double)b[k + 1];
+            s2 += (double)a[k + 2] * (double)b[k + 2];
+            s3 += (double)a[k + 3] * (double)b[k + 3];
+        }
+        for (; k < K; k++) s0 += (double)a[k] * (double)b[k];
+        j->ref[e] = (s0 + s1) + (s2 + s3);
+    }
+    return NULL;
+}
+
+static void run_phase(ref_job *base, int phase)
+{
+    int nt = base->nthreads;
+    pthread_t *th = (pthread_t *)tc_xmalloc((size_t)nt * sizeof *th);
+    ref_job *jobs = (ref_job *)tc_xmalloc((size_t)nt * sizeof *jobs);
+    for (int t = 0; t < nt; t++) {
+        jobs[t] = *base;
+        jobs[t].phase = phase;
+        jobs[t].tid = t;
+        if (t > 0 && pthread_create(&th[t], NULL, ref_worker, &jobs[t]) != 0) {
+            fprintf(stderr, "error: pthread_create failed\n");
+            exit(TC_EXIT_WRONG);
+        }
+    }
+    ref_worker(&jobs[0]);
+    for (int t = 1; t < nt; t++) pthread_join(th[t], NULL);
+    free(th);
+    free(jobs);
+}
+
+void tc_ref_gemm(const tc_matrix *A, const tc_matrix *B, const tc_sample *s, double *ref)
+{
+    if (A->cols != B->rows || A->rows != s->rows || B->cols != s->cols) {
+        fprintf(stderr, "internal error: tc_ref_gemm shapes disagree\n");
+        exit(TC_EXIT_WRONG);
+    }
+    ref_job job;
+    memset(&job, 0, sizeof job);
+    job.A = A;
+    job.B = B;
+    job.s = s;
+    job.K = A->cols;
+    job.ref = ref;
+    job.nthreads = tc_cpu_threads();
+    job.af = (float *)tc_xmalloc((size_t)A->rows * (size_t)job.K * sizeof(float));
+    job.bf = (float *)tc_xmalloc((size_t)B->cols * (size_t)job.K * sizeof(float));
+    run_phase(&job, 0);
+    run_phase(&job, 1);
+    free(job.af);
+    free(job.bf);
+}
+
+/* ---- the checker --------------------------------------------------------------------------- */
+tc_check_result tc_check(const tc_matrix *C, const tc_sample *s, const double *ref,
+                         const tc_precision *p, long K, double s_bound)
+{
+    tc_check_result r;
+    memset(&r, 0, sizeof r);
+    r.exact = tc_precision_is_exact(p);
+    tc_tolerance(p, K, s_bound, &r.atol, &r.rtol);
+    r.worst_i = r.worst_j = -1;
+    r.worst_ratio = -1;
+    double err2 = 0, ref2 = 0;
+    for (long e = 0; e < s->n; e++) {
+        long i, j;
+        tc_sample_get(s, e, &i, &j);
+        size_t idx = (size_t)(i * C->rs + j * C->cs);
+        double got = tc_load(C->data, C->type, idx);
+        double want = ref[e];
+        double err = fabs(got - want);
+        int unwritten = tc_is_poison(C->data, C->type, idx);
+        double allowed = r.exact ? 0.0 : r.atol + r.rtol * fabs(want);
+        /* Written so that a NaN anywhere makes `ok` false. */
+        int ok = !unwritten && (r.exact ? got == want : err <= allowed);
+        double ratio = isnan(err) || unwritten ? INFINITY : allowed > 0 ? err / allowed : err;
+        r.checked++;
+        if (!ok) r.bad++;
+        if (unwritten) r.unwritten++;
+        else if (isnan(got)) r.nans++;
+        if (!unwritten && !isnan(err)) {
+            if (err > r.max_abs_err) r.max_abs_err = err;
+            if (want != 0 && err / fabs(want) > r.max_rel_err) r.max_rel_err = err / fabs(want);
+            err2 += err * err;
+        }
+        ref2 += want * want;
+        if (ratio > r.worst_ratio || r.worst_i < 0) {
+            r.worst_ratio = ratio;
+            r.worst_i = i;
+            r.worst_j = j;
+            r.worst_got = got;
+            r.worst_ref = want;
+        }
+    }
+    r.rel_fro_err = ref2 > 0 ? sqrt(err2 / ref2) : sqrt(err2);
+    if (r.nans || r.unwritten) r.rel_fro_err = NAN;
+    r.pass = r.bad == 0 && r.checked > 0;
+    return r;
+}
+
+void tc_check_print(const tc_check_result *r, FILE *f)
+{
+    fprintf(f, "%s: %ld elements checked, %ld bad (%ld NaN, %ld unwritten); max abs err %.3g, "
+               "max rel err %.3g, rel Frobenius err %.3g; ",
+            r->pass ? "PASS" : "FAIL", r->checked, r->bad, r->nans, r->unwritten, r->max_abs_err,
+            r->max_rel_err, r->rel_fro_err);
+    if (r->exact) fprintf(f, "exact match required");
+    else fprintf(f, "allowed %.3g + %.3g*|ref|", r->atol, r->rtol);
+    if (r->worst_i >= 0)
+        fprintf(f, "; worst C(%ld,%ld) = %.9g, ref %.9g", r->worst_i, r->worst_j, r->worst_got,
+                r->worst_ref);
+    fputc('\n', f);
+}

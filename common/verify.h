@@ -1,0 +1,107 @@
+/* common/verify.h - CPU references in double and the checker.
+ *
+ * The contract (DESIGN.md "Verification"): the reference is computed in double from exactly the
+ * values the GPU sees; an element passes only if |got - ref| <= atol + rtol*|ref| is true (so a
+ * NaN fails); outputs are poisoned before every run and an element still holding the poison
+ * fails as "unwritten"; integer results must match exactly; large problems are checked on a
+ * sample (full rows, full columns and random elements).
+ *
+ * Tolerances come from one table (tc_precisions in verify.c), one row per precision, with three
+ * unit roundoffs: u_in (rounding the GPU applies to the inputs that the reference cannot
+ * reproduce, e.g. cuBLAS converting f32 to TF32 inside the library; 0 when the reference sees the
+ * GPU's inputs), u_acc (the accumulator) and u_out (the output format). For a K-long dot product
+ * of inputs bounded by |a| <= amax, |b| <= bmax, s = amax*bmax:
+ *
+ *     rtol = 2 u_out
+ *     atol = TC_TOL_LAMBDA * s * (u_in * sqrt(K) + u_acc * K)
+ *
+ * The input term grows like sqrt(K) because independent rounding errors of K products add like a
+ * random walk; the accumulator term like K, because the running sum (of size ~ s*sqrt(K)) is
+ * rounded about K times and tensor cores truncate rather than round, which biases the errors.
+ * TC_TOL_LAMBDA = 4 leaves room for the tail of the distribution (the errors measured in the
+ * chapters sit one to two orders of magnitude below these bounds; a wrong index or a lost
+ * k-slice gives errors of order s*sqrt(K), far above them). */
+#ifndef TC_VERIFY_H
+#define TC_VERIFY_H
+
+#include "convert.h"
+#include "harness.h"
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TC_TOL_LAMBDA 4.0
+
+typedef struct {
+    const char *name;  /* "f16f32": f16 inputs, f32 accumulate and output */
+    tc_dtype in, out;  /* storage type of A and B, and of C */
+    double u_in, u_acc, u_out; /* all zero: exact (integers) */
+    const char *what;  /* one line for tables */
+} tc_precision;
+
+/* The row for name; exits 1 with a message if there is none (a programming error). */
+const tc_precision *tc_precision_get(const char *name);
+int tc_precision_is_exact(const tc_precision *p);
+/* atol and rtol for a K-long dot product with input bound s = amax*bmax */
+void tc_tolerance(const tc_precision *p, long K, double s, double *atol, double *rtol);
+
+/* A strided matrix view: element (i, j) is at data[i*rs + j*cs] (in elements).
+ * Row-major with leading dimension ld: rs = ld, cs = 1. Column-major: rs = 1, cs = ld. */
+typedef struct {
+    const void *data;
+    tc_dtype type;
+    long rows, cols;
+    long rs, cs;
+} tc_matrix;
+
+typedef enum { TC_ROW_MAJOR, TC_COL_MAJOR } tc_layout;
+tc_matrix tc_matrix_make(const void *data, tc_dtype type, long rows, long cols, tc_layout layout,
+                         long ld);
+const char *tc_layout_name(tc_layout l);
+
+/* The elements of C to check: all of them (full = 1, ii = jj = NULL, n = rows*cols, in
+ * row-major order), or an explicit list. */
+typedef struct {
+    int full;
+    long rows, cols;
+    long n;
+    long *ii, *jj;
+} tc_sample;
+
+/* Full when rows*cols*K <= full_limit, else rows {0, M/2, M-1}, columns {0, N/2, N-1} and
+ * `random` random elements (DESIGN.md asks for at least 1024). */
+tc_sample tc_sample_make(long rows, long cols, long K, double full_limit, int random, tc_rng *rng);
+void tc_sample_free(tc_sample *s);
+void tc_sample_get(const tc_sample *s, long e, long *i, long *j);
+
+/* ref[e] = sum_k A(i,k) * B(k,j) in double for every element e of the sample (multithreaded).
+ * A is rows x K, B is K x cols; all the formats here convert to float exactly, so products are
+ * exact in double and only the double accumulation rounds. */
+void tc_ref_gemm(const tc_matrix *A, const tc_matrix *B, const tc_sample *s, double *ref);
+/* max |x| over a matrix (the s of the tolerance is max|A| * max|B|) */
+double tc_matrix_absmax(const tc_matrix *X);
+
+typedef struct {
+    long checked, bad, nans, unwritten;
+    double max_abs_err, max_rel_err;
+    double rel_fro_err; /* ||got - ref||_F / ||ref||_F over the checked elements */
+    double atol, rtol;
+    long worst_i, worst_j; /* the element with the largest err / allowed */
+    double worst_got, worst_ref, worst_ratio;
+    int exact;
+    int pass;
+} tc_check_result;
+
+/* Compares the GPU's C (host copy, as a view) with ref on the sample. */
+tc_check_result tc_check(const tc_matrix *C, const tc_sample *s, const double *ref,
+                         const tc_precision *p, long K, double s_bound);
+/* One line: PASS/FAIL, errors, worst element. */
+void tc_check_print(const tc_check_result *r, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TC_VERIFY_H */

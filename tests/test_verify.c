@@ -1,0 +1,273 @@
+/* tests/test_verify.c - the CPU reference and the checker are tested before anything is checked
+ * with them: the reference against naive triple loops, the checker with negative controls (a
+ * corrupted element, a NaN, an unwritten element must each FAIL). */
+#include "unit.h"
+
+#include "verify.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Random rows x cols matrix of type t in the given layout (ld = tight), values as the GEMM driver
+ * makes them: uniform [-1, 1) rounded to t, integers in [-128, 127] for int8. */
+static void *random_matrix(tc_dtype t, long rows, long cols, tc_layout layout, tc_rng *rng)
+{
+    size_t n = (size_t)(rows * cols);
+    void *h = malloc(n * tc_dtype_size(t));
+    for (size_t i = 0; i < n; i++) {
+        float x = tc_rng_uniform(rng, -1.0f, 1.0f);
+        switch (t) {
+        case TC_F32: ((float *)h)[i] = x; break;
+        case TC_F16: ((uint16_t *)h)[i] = tc_f32_to_f16(x); break;
+        case TC_BF16: ((uint16_t *)h)[i] = tc_f32_to_bf16(x); break;
+        case TC_I8: ((int8_t *)h)[i] = (int8_t)tc_rng_int(rng, -128, 127); break;
+        case TC_E4M3: ((uint8_t *)h)[i] = tc_f32_to_e4m3(x); break;
+        default: break;
+        }
+    }
+    (void)layout;
+    return h;
+}
+
+/* The naive loop: element (i,j) = sum over k in plain order, in long double. */
+static long double naive(const tc_matrix *A, const tc_matrix *B, long i, long j)
+{
+    long double s = 0;
+    for (long k = 0; k < A->cols; k++)
+        s += (long double)tc_load(A->data, A->type, (size_t)(i * A->rs + k * A->cs)) *
+             (long double)tc_load(B->data, B->type, (size_t)(k * B->rs + j * B->cs));
+    return s;
+}
+
+int unit_ref_gemm_matches_naive_loops(void)
+{
+    const tc_dtype types[] = {TC_F32, TC_F16, TC_BF16, TC_E4M3};
+    tc_rng rng;
+    tc_rng_seed(&rng, 7);
+    for (int ti = 0; ti < 4; ti++)
+        for (int la = 0; la < 2; la++)
+            for (int lb = 0; lb < 2; lb++) {
+                long M = 13 + ti, N = 7 + la, K = 37 + lb;
+                tc_layout a_l = la ? TC_COL_MAJOR : TC_ROW_MAJOR, b_l = lb ? TC_COL_MAJOR : TC_ROW_MAJOR;
+                void *a = random_matrix(types[ti], M, K, a_l, &rng), *b = random_matrix(types[ti], K, N, b_l, &rng);
+                tc_matrix A = tc_matrix_make(a, types[ti], M, K, a_l, a_l == TC_ROW_MAJOR ? K : M);
+                tc_matrix B = tc_matrix_make(b, types[ti], K, N, b_l, b_l == TC_ROW_MAJOR ? N : K);
+                tc_sample s = tc_sample_make(M, N, K, 1e18, 0, &rng);
+                double *ref = malloc((size_t)s.n * sizeof *ref);
+                tc_ref_gemm(&A, &B, &s, ref);
+                for (long e = 0; e < s.n; e++) {
+                    long i = e / N, j = e % N;
+                    long double want = naive(&A, &B, i, j);
+                    UNIT_CHECK(fabsl((long double)ref[e] - want) <= 1e-13L * (1 + fabsl(want)),
+                               "type %s layouts %d%d C(%ld,%ld): %.17g vs %.17Lg",
+                               tc_dtype_name(types[ti]), la, lb, i, j, ref[e], want);
+                }
+                free(ref);
+                free(a);
+                free(b);
+            }
+    return 0;
+}
+
+int unit_ref_gemm_int8_exact(void)
+{
+    /* Extreme int8 values: -128 * -128 * K = 16384 K must come out exact. */
+    long M = 3, N = 2, K = 1000;
+    int8_t *a = malloc((size_t)(M * K)), *b = malloc((size_t)(K * N));
+    memset(a, 0x80, (size_t)(M * K)); /* -128 */
+    memset(b, 0x80, (size_t)(K * N));
+    a[5] = 127;
+    tc_matrix A = tc_matrix_make(a, TC_I8, M, K, TC_ROW_MAJOR, K);
+    tc_matrix B = tc_matrix_make(b, TC_I8, K, N, TC_COL_MAJOR, K);
+    tc_rng rng;
+    tc_rng_seed(&rng, 1);
+    tc_sample s = tc_sample_make(M, N, K, 1e18, 0, &rng);
+    double ref[6];
+    tc_ref_gemm(&A, &B, &s, ref);
+    /* row 0 has one 127 at k = 5: 999 * 16384 + 127 * -128 = 16367616 - 16256 = 16351360 */
+    UNIT_CHECK(ref[0] == 16351360.0 && ref[1] == 16351360.0, "row 0: %.1f %.1f", ref[0], ref[1]);
+    UNIT_CHECK(ref[2] == 16384000.0, "row 1: %.1f (want 1000 * 16384)", ref[2]);
+    free(a);
+    free(b);
+    return 0;
+}
+
+int unit_ref_gemm_sampled_equals_full(void)
+{
+    long M = 40, N = 30, K = 20;
+    tc_rng rng;
+    tc_rng_seed(&rng, 3);
+    void *a = random_matrix(TC_F16, M, K, TC_ROW_MAJOR, &rng), *b = random_matrix(TC_F16, K, N, TC_COL_MAJOR, &rng);
+    tc_matrix A = tc_matrix_make(a, TC_F16, M, K, TC_ROW_MAJOR, K);
+    tc_matrix B = tc_matrix_make(b, TC_F16, K, N, TC_COL_MAJOR, K);
+    tc_sample full = tc_sample_make(M, N, K, 1e18, 0, &rng);
+    tc_sample part = tc_sample_make(M, N, K, 0, 100, &rng);
+    UNIT_CHECK(full.full && full.n == M * N, "full sample has %ld elements", full.n);
+    UNIT_CHECK(!part.full && part.n == 3 * N + 3 * M + 100, "sampled has %ld elements", part.n);
+    double *rf = malloc((size_t)full.n * sizeof *rf), *rp = malloc((size_t)part.n * sizeof *rp);
+    tc_ref_gemm(&A, &B, &full, rf);
+    tc_ref_gemm(&A, &B, &part, rp);
+    int rows_seen[3] = {0, 0, 0};
+    for (long e = 0; e < part.n; e++) {
+        long i, j;
+        tc_sample_get(&part, e, &i, &j);
+        UNIT_CHECK(i >= 0 && i < M && j >= 0 && j < N, "sample index (%ld,%ld) out of range", i, j);
+        UNIT_CHECK(rp[e] == rf[i * N + j], "sampled C(%ld,%ld) differs", i, j);
+        if (j == 0) rows_seen[0] += i == 0, rows_seen[1] += i == M / 2, rows_seen[2] += i == M - 1;
+    }
+    UNIT_CHECK(rows_seen[0] && rows_seen[1] && rows_seen[2], "first/middle/last rows not sampled");
+    free(rf);
+    free(rp);
+    free(a);
+    free(b);
+    tc_sample_free(&part);
+    return 0;
+}
+
+int unit_tolerance_table_scales_with_k(void)
+{
+    double a1, r1, a2, r2;
+    const tc_precision *p = tc_precision_get("f16f32");
+    tc_tolerance(p, 1024, 1.0, &a1, &r1);
+    tc_tolerance(p, 4096, 1.0, &a2, &r2);
+    UNIT_CHECK(a2 > 3.9 * a1 && a2 < 4.1 * a1, "accumulator term must grow like K: %g -> %g", a1, a2);
+    UNIT_CHECK(r1 == r2 && r1 == 2 * 0x1p-24, "rtol is 2 u_out: %g", r1);
+    const tc_precision *t = tc_precision_get("f32_tf32");
+    tc_tolerance(t, 4096, 1.0, &a2, &r2);
+    UNIT_CHECK(a2 > 4 * 0x1p-11 * 64, "tf32 input rounding term missing: %g", a2);
+    const tc_precision *i8 = tc_precision_get("i8i32");
+    UNIT_CHECK(tc_precision_is_exact(i8), "int8 must be exact");
+    /* Every tolerance is far below the error of a lost k-slice, ~ s*sqrt(K)/3: at K = 4096 that
+     * is ~21; f16 accumulation is the loosest: 4*(2^-11*4096) = 8 (and f16 accumulation errors at
+     * that K really are of order 1). */
+    tc_tolerance(tc_precision_get("f16f16"), 4096, 1.0, &a2, &r2);
+    UNIT_CHECK(a2 < 21.0 / 2, "f16f16 atol %g too loose to catch a lost k-slice", a2);
+    return 0;
+}
+
+/* A 20 x 30 f32 "GPU result" equal to the reference rounded to f32, column-major. */
+typedef struct {
+    float *c;
+    double *ref;
+    tc_sample s;
+    tc_matrix C;
+} fixture;
+
+static fixture make_fixture(tc_dtype out)
+{
+    fixture f;
+    long M = 20, N = 30;
+    tc_rng rng;
+    tc_rng_seed(&rng, 11);
+    f.s = tc_sample_make(M, N, 64, 1e18, 0, &rng);
+    f.ref = malloc((size_t)(M * N) * sizeof *f.ref);
+    f.c = malloc((size_t)(M * N) * sizeof *f.c);
+    for (long i = 0; i < M; i++)
+        for (long j = 0; j < N; j++) {
+            double v = out == TC_I32 ? (double)tc_rng_int(&rng, -100000, 100000)
+                                     : 8.0 * tc_rng_uniform(&rng, -1.0f, 1.0f) + 1e-9;
+            f.ref[i * N + j] = v;
+            if (out == TC_I32) ((int32_t *)f.c)[i + j * M] = (int32_t)v;
+            else f.c[i + j * M] = (float)v;
+        }
+    f.C = tc_matrix_make(f.c, out, M, N, TC_COL_MAJOR, M);
+    return f;
+}
+
+static void free_fixture(fixture *f)
+{
+    free(f->c);
+    free(f->ref);
+}
+
+int unit_checker_accepts_correct_result(void)
+{
+    fixture f = make_fixture(TC_F32);
+    tc_check_result r = tc_check(&f.C, &f.s, f.ref, tc_precision_get("f16f32"), 64, 1.0);
+    UNIT_CHECK(r.pass && r.bad == 0 && r.checked == 600, "correct result rejected (%ld bad)", r.bad);
+    UNIT_CHECK(r.max_abs_err < 1e-6 && r.rel_fro_err < 1e-7, "errors %g %g", r.max_abs_err, r.rel_fro_err);
+    free_fixture(&f);
+    return 0;
+}
+
+int unit_checker_rejects_corrupted_element(void)
+{
+    fixture f = make_fixture(TC_F32);
+    const tc_precision *p = tc_precision_get("f16f32");
+    double atol, rtol;
+    tc_tolerance(p, 64, 1.0, &atol, &rtol);
+    /* just outside the allowed error at C(7, 11) */
+    long i = 7, j = 11;
+    double want = f.ref[i * 30 + j];
+    f.c[i + j * 20] = (float)(want + 1.5 * (atol + rtol * fabs(want)) + 1e-6);
+    tc_check_result r = tc_check(&f.C, &f.s, f.ref, p, 64, 1.0);
+    UNIT_CHECK(!r.pass && r.bad == 1, "corrupted element not caught (bad = %ld)", r.bad);
+    UNIT_CHECK(r.worst_i == i && r.worst_j == j, "worst element reported at (%ld,%ld)", r.worst_i, r.worst_j);
+    free_fixture(&f);
+    return 0;
+}
+
+int unit_checker_rejects_nan(void)
+{
+    fixture f = make_fixture(TC_F32);
+    f.c[3 + 4 * 20] = NAN; /* a NaN that is not the poison pattern */
+    tc_check_result r = tc_check(&f.C, &f.s, f.ref, tc_precision_get("f16f32"), 64, 1.0);
+    UNIT_CHECK(!r.pass && r.nans == 1 && r.unwritten == 0, "NaN: pass %d nans %ld", r.pass, r.nans);
+    UNIT_CHECK(r.worst_i == 3 && r.worst_j == 4, "worst at (%ld,%ld)", r.worst_i, r.worst_j);
+    free_fixture(&f);
+    /* also a NaN in the reference must fail, not compare "equal" */
+    f = make_fixture(TC_F32);
+    f.ref[0] = NAN;
+    r = tc_check(&f.C, &f.s, f.ref, tc_precision_get("f16f32"), 64, 1.0);
+    UNIT_CHECK(!r.pass, "NaN reference passed");
+    free_fixture(&f);
+    return 0;
+}
+
+int unit_checker_rejects_unwritten_element(void)
+{
+    fixture f = make_fixture(TC_F32);
+    memset(&f.c[19 + 29 * 20], tc_poison_byte(TC_F32), sizeof(float)); /* last element */
+    tc_check_result r = tc_check(&f.C, &f.s, f.ref, tc_precision_get("f16f32"), 64, 1.0);
+    UNIT_CHECK(!r.pass && r.unwritten == 1, "unwritten element: pass %d unwritten %ld", r.pass, r.unwritten);
+    free_fixture(&f);
+    f = make_fixture(TC_I32);
+    memset(&((int32_t *)f.c)[0], tc_poison_byte(TC_I32), sizeof(int32_t));
+    r = tc_check(&f.C, &f.s, f.ref, tc_precision_get("i8i32"), 64, 1.0);
+    UNIT_CHECK(!r.pass && r.unwritten == 1, "unwritten int element: pass %d", r.pass);
+    free_fixture(&f);
+    return 0;
+}
+
+int unit_checker_integers_exact(void)
+{
+    fixture f = make_fixture(TC_I32);
+    tc_check_result r = tc_check(&f.C, &f.s, f.ref, tc_precision_get("i8i32"), 64, 1.0);
+    UNIT_CHECK(r.pass, "exact integers rejected");
+    ((int32_t *)f.c)[42] += 1; /* off by one must fail */
+    r = tc_check(&f.C, &f.s, f.ref, tc_precision_get("i8i32"), 64, 1.0);
+    UNIT_CHECK(!r.pass && r.bad == 1, "off-by-one integer passed");
+    free_fixture(&f);
+    return 0;
+}
+
+int unit_checker_sampled_catches_bad_row(void)
+{
+    /* A kernel that gets the last row wrong (a classic edge bug) must be caught by sampling. */
+    long M = 300, N = 200, K = 50;
+    tc_rng rng;
+    tc_rng_seed(&rng, 5);
+    tc_sample s = tc_sample_make(M, N, K, 0, 1024, &rng);
+    double *ref = calloc((size_t)s.n, sizeof *ref);
+    float *c = calloc((size_t)(M * N), sizeof *c);
+    for (long i = 0; i < M; i++) c[i + (N - 1) * M] = 0; /* all zero, ref zero */
+    for (long j = 0; j < N; j++) c[(M - 1) + j * M] = 1.0f; /* last row wrong */
+    tc_matrix C = tc_matrix_make(c, TC_F32, M, N, TC_COL_MAJOR, M);
+    tc_check_result r = tc_check(&C, &s, ref, tc_precision_get("f32"), K, 1.0);
+    UNIT_CHECK(!r.pass && r.bad >= N, "bad last row: pass %d bad %ld", r.pass, r.bad);
+    free(ref);
+    free(c);
+    tc_sample_free(&s);
+    return 0;
+}

@@ -1,0 +1,21 @@
+/* tests/unit_list.h - every CPU unit test, one UNIT(name) line each (no include guard: it is
+ * an X-macro list, included with different definitions of UNIT). */
+/* conversions and RNG: tests/test_convert.c */
+UNIT(f16_exhaustive)
+UNIT(f16_from_f32_edges)
+UNIT(bf16_rounding_edges)
+UNIT(tf32_rounding_edges)
+UNIT(fp8_conversions)
+UNIT(i8_saturation)
+UNIT(rng_determinism)
+/* references, tolerances and the checker: tests/test_verify.c */
+UNIT(ref_gemm_matches_naive_loops)
+UNIT(ref_gemm_int8_exact)
+UNIT(ref_gemm_sampled_equals_full)
+UNIT(tolerance_table_scales_with_k)
+UNIT(checker_accepts_correct_result)
+UNIT(checker_rejects_corrupted_element)
+UNIT(checker_rejects_nan)
+UNIT(checker_rejects_unwritten_element)
+UNIT(checker_integers_exact)
+UNIT(checker_sampled_catches_bad_row)
