@@ -26,7 +26,9 @@
  *   f16_f32        f16 A, B; f32 C; COMPUTE_32F: the mixed-precision workhorse.
  *   f16_f16        f16 everything, COMPUTE_16F: half the output bytes, f16 accumulation error.
  *   bf16_f32       bf16 A, B; f32 C: f16's speed with f32's exponent range.
- *   i8_i32         int8 A, B; int32 C; COMPUTE_32I: exact integer results (IMMA).
+ *   i8_i32         int8 A, B; int32 C; COMPUTE_32I: exact integer results (IMMA). cuBLAS
+ *                  answers CUBLAS_STATUS_NOT_SUPPORTED unless lda and ldb are multiples of 4;
+ *                  in this layout that means K a multiple of 4 (probed on cuBLAS 13.1).
  *   e4m3_f32       FP8 E4M3 A, B; f32 C; through cublasLtMatmul (sm_89+, TN only, dimensions
  *                  multiples of 16).
  *
@@ -67,29 +69,29 @@ static const tc_cublas_mode m_i8_i32 = {CUDA_R_8I, CUDA_R_8I, CUDA_R_32I, CUBLAS
 static const tc_cublas_mode m_e4m3_f32 = {CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUDA_R_32F,
                                           CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH, 1};
 
-#define MODE(name, desc, prec, cc, mult, mode)                                                     \
-    {name, desc, prec, cc, mult, mult, mult, ROW, COL, COL, "cuBLAS modes", "f32_pedantic",        \
+#define MODE(name, desc, prec, cc, mult_mn, mult_k, mode)                                          \
+    {name, desc, prec, cc, mult_mn, mult_mn, mult_k, ROW, COL, COL, "cuBLAS modes", "f32_pedantic",\
      tc_cublas_prepare, tc_cublas_launch, tc_cublas_release, &mode}
 
 /* The variant table: --list, --variant, --test and --bench all come from it. */
 static const tc_gemm_variant variants[] = {
-    MODE("f32_pedantic", "FP32 on CUDA cores, COMPUTE_32F_PEDANTIC (the baseline)", "f32", 70, 1,
+    MODE("f32_pedantic", "FP32 on CUDA cores, COMPUTE_32F_PEDANTIC (the baseline)", "f32", 70, 1, 1,
          m_f32_pedantic),
-    MODE("f32_default", "FP32, COMPUTE_32F, default math mode (still CUDA cores)", "f32", 70, 1,
+    MODE("f32_default", "FP32, COMPUTE_32F, default math mode (still CUDA cores)", "f32", 70, 1, 1,
          m_f32_default),
-    MODE("tf32_compute", "f32 data, COMPUTE_32F_FAST_TF32 (TF32 tensor cores)", "f32_tf32", 80, 1,
+    MODE("tf32_compute", "f32 data, COMPUTE_32F_FAST_TF32 (TF32 tensor cores)", "f32_tf32", 80, 1, 1,
          m_tf32_compute),
-    MODE("tf32_mathmode", "f32 data, COMPUTE_32F + CUBLAS_TF32_TENSOR_OP_MATH", "f32_tf32", 80, 1,
+    MODE("tf32_mathmode", "f32 data, COMPUTE_32F + CUBLAS_TF32_TENSOR_OP_MATH", "f32_tf32", 80, 1, 1,
          m_tf32_mathmode),
-    MODE("f32_fast_16f", "f32 data, COMPUTE_32F_FAST_16F (f16 tensor cores)", "f32_f16", 70, 1,
+    MODE("f32_fast_16f", "f32 data, COMPUTE_32F_FAST_16F (f16 tensor cores)", "f32_f16", 70, 1, 1,
          m_fast_16f),
-    MODE("f32_fast_16bf", "f32 data, COMPUTE_32F_FAST_16BF (bf16 tensor cores)", "f32_bf16", 80, 1,
+    MODE("f32_fast_16bf", "f32 data, COMPUTE_32F_FAST_16BF (bf16 tensor cores)", "f32_bf16", 80, 1, 1,
          m_fast_16bf),
-    MODE("f16_f32", "f16 A,B -> f32 C, COMPUTE_32F", "f16f32", 70, 1, m_f16_f32),
-    MODE("f16_f16", "f16 A,B -> f16 C, COMPUTE_16F (f16 accumulate)", "f16f16", 70, 1, m_f16_f16),
-    MODE("bf16_f32", "bf16 A,B -> f32 C, COMPUTE_32F", "bf16f32", 80, 1, m_bf16_f32),
-    MODE("i8_i32", "int8 A,B -> int32 C, COMPUTE_32I (exact)", "i8i32", 75, 1, m_i8_i32),
-    MODE("e4m3_f32", "fp8 e4m3 A,B -> f32 C, cublasLtMatmul (TN only)", "e4m3f32", 89, 16,
+    MODE("f16_f32", "f16 A,B -> f32 C, COMPUTE_32F", "f16f32", 70, 1, 1, m_f16_f32),
+    MODE("f16_f16", "f16 A,B -> f16 C, COMPUTE_16F (f16 accumulate)", "f16f16", 70, 1, 1, m_f16_f16),
+    MODE("bf16_f32", "bf16 A,B -> f32 C, COMPUTE_32F", "bf16f32", 80, 1, 1, m_bf16_f32),
+    MODE("i8_i32", "int8 A,B -> int32 C, COMPUTE_32I (exact)", "i8i32", 75, 1, 4, m_i8_i32),
+    MODE("e4m3_f32", "fp8 e4m3 A,B -> f32 C, cublasLtMatmul (TN only)", "e4m3f32", 89, 16, 16,
          m_e4m3_f32),
 };
 

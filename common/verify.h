@@ -18,9 +18,11 @@
  * The input term grows like sqrt(K) because independent rounding errors of K products add like a
  * random walk; the accumulator term like K, because the running sum (of size ~ s*sqrt(K)) is
  * rounded about K times and tensor cores truncate rather than round, which biases the errors.
- * TC_TOL_LAMBDA = 4 leaves room for the tail of the distribution (the errors measured in the
- * chapters sit one to two orders of magnitude below these bounds; a wrong index or a lost
- * k-slice gives errors of order s*sqrt(K), far above them). */
+ * TC_TOL_LAMBDA = 4 leaves room for the tail of the distribution. Measured on an H200 (cuBLAS,
+ * chapter 01, K up to 8192): the largest error of an f32-accumulating tensor-core or CUDA-core
+ * GEMM is about a third of atol, the others (f16 accumulation, library-side input rounding) a
+ * tenth or less. A wrong index or a lost k-slice gives errors of order s*sqrt(K)/3, which is
+ * 10 to 100 times atol. */
 #ifndef TC_VERIFY_H
 #define TC_VERIFY_H
 
