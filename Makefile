@@ -56,12 +56,12 @@ NVCCFLAGS := -std=c++17 -O3 -lineinfo -Icommon -Xcompiler -Wall $(DEPFLAGS)
 LDFLAGS   := -Xlinker -rpath -Xlinker $(CUDA_PATH)/lib64
 LDLIBS    := -lpthread -lm
 
-# -gencode flags for a chapter with minimum SM $(1) and architecture suffix $(2) ("a" for sm_90a
-# code): real code for every target in SM at or above the minimum, PTX for the newest.
-gencode = $(foreach s,$(filter-out $(call below,$(1)),$(SM)),-gencode=arch=compute_$(s)$(2),code=sm_$(s)$(2))
-below   = $(foreach s,$(SM),$(if $(shell [ $(s) -lt $(1) ] && echo y),$(s)))
-# targets of SM a chapter can use: those >= its minimum (and, for "a" code, exactly 90)
+# The targets in SM below $(1), and the targets a chapter with minimum SM $(1) and architecture
+# suffix $(2) can use: those at or above its minimum, or for "a" (sm_90a-only) code exactly 90.
+# Each becomes -gencode=arch=compute_XX,code=sm_XX (real code, no PTX: build for your GPU).
+below       = $(foreach s,$(SM),$(if $(shell [ $(s) -lt $(1) ] && echo y),$(s)))
 chapter_sms = $(if $(2),$(filter 90,$(SM)),$(filter-out $(call below,$(1)),$(SM)))
+gencode     = $(foreach s,$(call chapter_sms,$(1),$(2)),-gencode=arch=compute_$(s)$(2),code=sm_$(s)$(2))
 
 # ---- common/ ----------------------------------------------------------------------------------
 COMMON_C   := $(wildcard common/*.c)
@@ -114,7 +114,7 @@ $(1)_SKIP := $$(or $$($(1)_SKIP),$$(if $$(filter cudnn,$$($(1)_NEEDS)),$$(if $$(
 ifeq ($$($(1)_SKIP),)
 BUILT_CHAPTERS += $(1)
 $(1)_OBJ := $$(patsubst %,$(BUILD)/$(1)/%.o,$$($(1)_SRCS))
-$(1)_GENCODE := $$(foreach s,$$($(1)_USE_SM),-gencode=arch=compute_$$(s)$$($(1)_ARCH),code=sm_$$(s)$$($(1)_ARCH))
+$(1)_GENCODE := $$(call gencode,$$($(1)_MIN_SM),$$($(1)_ARCH))
 $(1)_XCFLAGS := $$(if $$(filter cudnn,$$($(1)_NEEDS)),$$(CUDNN_CFLAGS))
 $(1)_XLIBS := $$(if $$(filter cudnn,$$($(1)_NEEDS)),$$(CUDNN_LDFLAGS))
 
@@ -172,4 +172,4 @@ clean: ## remove build/
 	rm -rf $(BUILD)
 
 help: ## this list
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z]+):.*## /  make \1\t/' | expand -t 18
+	@awk -F':.*## ' '/^[a-z]+:.*## /{printf "  make %-10s %s\n", $$1, $$2}' $(firstword $(MAKEFILE_LIST))

@@ -29,6 +29,9 @@ typedef struct {
     tc_check_result check;
     tc_timing timing;
     double rate; /* TFLOP/s or TOP/s, 0 when not timed */
+    /* ||C - A32*B32||_F / ||A32*B32||_F on the sample, where A32, B32 are the f32 values the
+     * inputs were rounded (or quantised) from: what the choice of format costs on f32 data. */
+    double data_err;
 } case_result;
 
 const char *tc_gemm_unsupported(const tc_gemm_variant *v, long M, long N, long K)
@@ -76,19 +79,26 @@ static void store(void *base, tc_dtype t, size_t idx, float x)
     }
 }
 
-/* Fills the rows x cols matrix stored with leading dimension ld: uniform [-1, 1) rounded to the
- * type for floats, uniform integers in [-128, 127] for int8. Padding between rows/columns gets
- * the poison pattern, so a kernel that reads padding produces NaNs the checker sees. */
-static void fill_matrix(void *h, tc_dtype t, long rows, long cols, tc_layout layout, long ld,
-                        tc_rng *rng)
+/* int8 data is the f32 data quantised with one scale: q = round(127 x), so x ~ q / 127. */
+#define I8_SCALE 127.0f
+
+/* Fills the rows x cols matrix stored with leading dimension ld from f32 values uniform in
+ * [-1, 1): rounded to the type for floats, quantised to integers in [-127, 127] for int8. The
+ * same seed gives the same f32 values for every type, so all variants see the same data. The f32
+ * values are kept in h32 (same layout) when it is not NULL. Padding between rows/columns gets the
+ * poison pattern, so a kernel that reads padding produces NaNs the checker sees. */
+static void fill_matrix(void *h, float *h32, tc_dtype t, long rows, long cols, tc_layout layout,
+                        long ld, tc_rng *rng)
 {
     long outer = layout == TC_ROW_MAJOR ? rows : cols, inner = layout == TC_ROW_MAJOR ? cols : rows;
     memset(h, tc_poison_byte(t), (size_t)outer * (size_t)ld * tc_dtype_size(t));
+    if (h32) memset(h32, 0xFF, (size_t)outer * (size_t)ld * sizeof(float));
     for (long o = 0; o < outer; o++)
         for (long i = 0; i < inner; i++) {
-            float x = tc_dtype_is_integer(t) ? (float)tc_rng_int(rng, -128, 127)
-                                             : tc_rng_uniform(rng, -1.0f, 1.0f);
-            store(h, t, (size_t)(o * ld + i), x);
+            float x = tc_rng_uniform(rng, -1.0f, 1.0f);
+            size_t idx = (size_t)(o * ld + i);
+            store(h, t, idx, tc_dtype_is_integer(t) ? x * I8_SCALE : x);
+            if (h32) h32[idx] = x;
         }
 }
 
@@ -116,7 +126,7 @@ static void launch_once(void *ctx, cudaStream_t stream)
 }
 
 static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N, long K,
-                     int ld_pad, int offset, uint64_t seed, int warmup, int reps,
+                     int ld_pad, int offset, uint64_t seed, int warmup, int reps, int data_err,
                      case_result *res)
 {
     memset(res, 0, sizeof *res);
@@ -143,8 +153,10 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
     void *h_a = tc_xmalloc(na * sa), *h_b = tc_xmalloc(nb * sa), *h_c = tc_xmalloc(nc * sc);
     tc_rng rng;
     tc_rng_seed(&rng, seed);
-    fill_matrix(h_a, prec->in, M, K, v->a_layout, p.lda, &rng);
-    fill_matrix(h_b, prec->in, K, N, v->b_layout, p.ldb, &rng);
+    float *h_a32 = data_err ? (float *)tc_xmalloc(na * sizeof(float)) : NULL;
+    float *h_b32 = data_err ? (float *)tc_xmalloc(nb * sizeof(float)) : NULL;
+    fill_matrix(h_a, h_a32, prec->in, M, K, v->a_layout, p.lda, &rng);
+    fill_matrix(h_b, h_b32, prec->in, K, N, v->b_layout, p.ldb, &rng);
 
     /* Device buffers start `offset` elements past cudaMalloc's (256-byte aligned) address. */
     char *d_a = NULL, *d_b = NULL, *d_c = NULL;
@@ -179,6 +191,13 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
         double s = tc_matrix_absmax(&A) * tc_matrix_absmax(&B);
         res->check = tc_check(&C, &sample, ref, prec, K, s);
         res->pass = res->check.pass;
+        if (data_err) {
+            tc_matrix A32 = tc_matrix_make(h_a32, TC_F32, M, K, v->a_layout, p.lda);
+            tc_matrix B32 = tc_matrix_make(h_b32, TC_F32, K, N, v->b_layout, p.ldb);
+            tc_ref_gemm(&A32, &B32, &sample, ref);
+            double q = tc_dtype_is_integer(prec->in) ? 1.0 / (I8_SCALE * I8_SCALE) : 1.0;
+            res->data_err = tc_rel_fro_error(&C, &sample, ref, q);
+        }
         free(ref);
         tc_sample_free(&sample);
 
@@ -196,6 +215,8 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
     free(h_a);
     free(h_b);
     free(h_c);
+    free(h_a32);
+    free(h_b32);
 }
 
 /* ---- output -------------------------------------------------------------------------------- */
@@ -221,8 +242,9 @@ static void print_list(const tc_gemm_chapter *ch)
 
 static void print_table_header(FILE *f, const char *baseline_hint)
 {
-    fprintf(f, "%-20s %-9s %-17s %9s %9s %9s %8s %10s %10s %s\n", "variant", "precision", "size",
-            "ms(med)", "ms(min)", "rate", "vs base", "max|err|", "rel_fro", baseline_hint);
+    fprintf(f, "%-20s %-9s %-17s %9s %9s %9s %8s %10s %10s %10s %s\n", "variant", "precision",
+            "size", "ms(med)", "ms(min)", "rate", "vs base", "max|err|", "rel_err", "vs_f32data",
+            baseline_hint);
 }
 
 static void print_table_row(FILE *f, const char *label, const tc_gemm_variant *v, const char *size,
@@ -237,9 +259,9 @@ static void print_table_row(FILE *f, const char *label, const tc_gemm_variant *v
     }
     char pcts[16] = "-";
     if (pct > 0) snprintf(pcts, sizeof pcts, "%.0f%%", pct);
-    fprintf(f, "%-20s %-9s %-17s %9.3f %9.3f %9.1f %8s %10.3g %10.3g %s\n", label, v->precision,
-            size, r->timing.ms_median, r->timing.ms_min, r->rate, pcts, r->check.max_abs_err,
-            r->check.rel_fro_err, r->pass ? "PASS" : "FAIL");
+    fprintf(f, "%-20s %-9s %-17s %9.3f %9.3f %9.1f %8s %10.3g %10.3g %10.3g %s\n", label,
+            v->precision, size, r->timing.ms_median, r->timing.ms_min, r->rate, pcts,
+            r->check.max_abs_err, r->check.rel_fro_err, r->data_err, r->pass ? "PASS" : "FAIL");
     (void)p;
     if (!r->pass) {
         fprintf(f, "    ");
@@ -290,7 +312,7 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
             }
             case_result r;
             uint64_t seed = a->seed * 1000003u + (uint64_t)(vi * 100 + si);
-            run_case(v, ctx, M, N, K, 0, 0, seed, 0, 0, &r);
+            run_case(v, ctx, M, N, K, 0, 0, seed, 0, 0, 0, &r);
             printf("%s %-18s %5ldx%-5ldx%-5ld ", r.pass ? "PASS" : "FAIL", v->name, M, N, K);
             if (r.ran) tc_check_print(&r.check, stdout);
             else printf("%s\n", r.message);
@@ -329,7 +351,7 @@ static int mode_default(const tc_gemm_chapter *ch, const tc_args *a, const tc_de
             if (why) snprintf(r->message, sizeof r->message, "skipped: %s", why);
             else snprintf(r->message, sizeof r->message, "skipped: needs sm_%d", v->min_cc);
         } else {
-            run_case(v, ctx, M, N, K, 0, 0, a->seed, a->warmup, a->reps, r);
+            run_case(v, ctx, M, N, K, 0, 0, a->seed, a->warmup, a->reps, 1, r);
             ran++;
             failed += !r->pass;
         }
@@ -341,9 +363,14 @@ static int mode_default(const tc_gemm_chapter *ch, const tc_args *a, const tc_de
         fflush(stdout);
     }
     free(res);
-    if (ran && ch->variants[0].baseline)
-        printf("\nvs base: rate as a percentage of the variant named as baseline in --list (%s)\n",
-               ch->variants[0].baseline);
+    if (ran) {
+        printf("\nvs base   : rate as a percentage of the row's baseline variant, same run");
+        if (ch->variants[0].baseline) printf(" (%s)", ch->variants[0].baseline);
+        printf("\nrel_err   : ||C - ref||_F / ||ref||_F, ref = FP64 product of the values the GPU was "
+               "given\nvs_f32data: the same against the FP64 product of the f32 data those values "
+               "were\n            rounded from (int8: quantised as round(127 x)): the cost of the "
+               "format\n");
+    }
     if (!ran) tc_skip(ch->name, "no selected variant can run on this GPU at this size");
     return failed ? TC_EXIT_WRONG : TC_EXIT_PASS;
 }
@@ -389,7 +416,7 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
             b->v = v;
             b->M = M, b->N = N, b->K = K;
             fprintf(info, "bench %s %ldx%ldx%ld ...\n", v->name, M, N, K);
-            run_case(v, ctx, M, N, K, 0, 0, a->seed + (uint64_t)n, a->warmup, a->reps, &b->r);
+            run_case(v, ctx, M, N, K, 0, 0, a->seed + (uint64_t)si, a->warmup, a->reps, 1, &b->r);
         }
     }
     for (int xi = 0; xi < ch->n_bench_extras && !a->m && !a->variant; xi++) {
@@ -401,8 +428,8 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
         b->v = v;
         b->M = x->M, b->N = x->N, b->K = x->K;
         fprintf(info, "bench %s %dx%dx%d ...\n", x->label, x->M, x->N, x->K);
-        run_case(v, ctx, x->M, x->N, x->K, x->ld_pad, x->offset_elems, a->seed + (uint64_t)n,
-                 a->warmup, a->reps, &b->r);
+        run_case(v, ctx, x->M, x->N, x->K, x->ld_pad, x->offset_elems, a->seed, a->warmup,
+                 a->reps, 1, &b->r);
     }
 
     FILE *csv = stdout;

@@ -276,6 +276,19 @@ tc_check_result tc_check(const tc_matrix *C, const tc_sample *s, const double *r
     return r;
 }
 
+double tc_rel_fro_error(const tc_matrix *C, const tc_sample *s, const double *ref, double scale)
+{
+    double err2 = 0, ref2 = 0;
+    for (long e = 0; e < s->n; e++) {
+        long i, j;
+        tc_sample_get(s, e, &i, &j);
+        double d = scale * tc_load(C->data, C->type, (size_t)(i * C->rs + j * C->cs)) - ref[e];
+        err2 += d * d;
+        ref2 += ref[e] * ref[e];
+    }
+    return ref2 > 0 ? sqrt(err2 / ref2) : sqrt(err2);
+}
+
 void tc_check_print(const tc_check_result *r, FILE *f)
 {
     fprintf(f, "%s: %ld elements checked, %ld bad (%ld NaN, %ld unwritten); max abs err %.3g, "

@@ -100,6 +100,8 @@ typedef struct {
 /* Compares the GPU's C (host copy, as a view) with ref on the sample. */
 tc_check_result tc_check(const tc_matrix *C, const tc_sample *s, const double *ref,
                          const tc_precision *p, long K, double s_bound);
+/* ||scale*C - ref||_F / ||ref||_F over the sample (NaN if C holds a NaN). */
+double tc_rel_fro_error(const tc_matrix *C, const tc_sample *s, const double *ref, double scale);
 /* One line: PASS/FAIL, errors, worst element. */
 void tc_check_print(const tc_check_result *r, FILE *f);
 

@@ -271,3 +271,20 @@ int unit_checker_sampled_catches_bad_row(void)
     tc_sample_free(&s);
     return 0;
 }
+
+int unit_rel_fro_error_known_values(void)
+{
+    /* C = [3, 4] scaled by 0.5 against ref [1, 2]: error [0.5, 0], ||err|| = 0.5,
+     * ||ref|| = sqrt(5), ratio 0.5 / sqrt(5) = 0.2236... */
+    float c[2] = {3.0f, 4.0f};
+    double ref[2] = {1.0, 2.0};
+    tc_rng rng;
+    tc_rng_seed(&rng, 1);
+    tc_sample s = tc_sample_make(1, 2, 1, 1e18, 0, &rng);
+    tc_matrix C = tc_matrix_make(c, TC_F32, 1, 2, TC_ROW_MAJOR, 2);
+    double e = tc_rel_fro_error(&C, &s, ref, 0.5);
+    UNIT_CHECK(fabs(e - 0.5 / sqrt(5.0)) < 1e-15, "got %.17g", e);
+    c[1] = NAN;
+    UNIT_CHECK(isnan(tc_rel_fro_error(&C, &s, ref, 0.5)), "NaN in C must give NaN");
+    return 0;
+}
