@@ -25,7 +25,7 @@ def main(csv_path, png_path):
         bars = ax.barh(range(len(sel)), rates, color=["tab:blue" if r["verified"] == "pass" else "tab:red" for r in sel])
         ax.set_yticks(range(len(sel)), labels, fontsize=8)
         ax.invert_yaxis()
-        ax.set_xlabel(sel[0]["unit"])
+        ax.set_xlabel(" / ".join(sorted({r["unit"] for r in sel})))
         ax.set_title(f'{prob} on {sel[0]["gpu"]} (CUDA {sel[0]["cuda"]}, {sel[0]["git_sha"]})', fontsize=10)
         for bar, r in zip(bars, sel):
             ax.text(bar.get_width(), bar.get_y() + bar.get_height() / 2,
