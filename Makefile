@@ -109,7 +109,7 @@ SKIPPED_CHAPTERS :=
 
 define chapter_rules
 $(1)_USE_SM := $$(call chapter_sms,$$($(1)_MIN_SM),$$($(1)_ARCH))
-$(1)_SKIP := $$(if $$($(1)_USE_SM),,no target in SM="$$(SM)" is sm_$$($(1)_MIN_SM)$$($(1)_ARCH) or newer)
+$(1)_SKIP := $$(if $$($(1)_USE_SM),,$$(if $$($(1)_ARCH),needs sm_90$$($(1)_ARCH) (90 in SM) and SM="$$(SM)",no target in SM="$$(SM)" is sm_$$($(1)_MIN_SM) or newer))
 $(1)_SKIP := $$(or $$($(1)_SKIP),$$(if $$(filter cudnn,$$($(1)_NEEDS)),$$(if $$(HAVE_CUDNN),,cuDNN not found)))
 ifeq ($$($(1)_SKIP),)
 BUILT_CHAPTERS += $(1)

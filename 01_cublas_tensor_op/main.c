@@ -43,6 +43,8 @@
  */
 #include "cublas_gemm.h"
 
+/* hand-aligned tables */
+// clang-format off
 #define ROW TC_ROW_MAJOR
 #define COL TC_COL_MAJOR
 
@@ -95,6 +97,8 @@ static const tc_gemm_variant variants[] = {
          m_e4m3_f32),
 };
 
+// clang-format on
+
 static const int bench_sizes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}};
 
 /* The alignment lesson: the same f16 GEMM with K odd (rows of A and B no longer 16-byte
@@ -122,7 +126,9 @@ int main(int argc, char **argv)
         variants,
         (int)(sizeof variants / sizeof variants[0]),
         "all",
-        4096, 4096, 4096,
+        4096,
+        4096,
+        4096,
         bench_sizes,
         (int)(sizeof bench_sizes / sizeof bench_sizes[0]),
         bench_extras,

@@ -25,45 +25,45 @@ void tc_check_fail(const char *file, int line, const char *lib, const char *expr
 }
 #endif
 
-#define TC_CUDA_CHECK(call)                                                                       \
-    do {                                                                                          \
-        cudaError_t tc_err_ = (call);                                                             \
-        if (tc_err_ != cudaSuccess)                                                               \
-            tc_check_fail(__FILE__, __LINE__, "CUDA", #call, cudaGetErrorName(tc_err_),           \
-                          cudaGetErrorString(tc_err_));                                           \
+#define TC_CUDA_CHECK(call)                                                                        \
+    do {                                                                                           \
+        cudaError_t tc_err_ = (call);                                                              \
+        if (tc_err_ != cudaSuccess)                                                                \
+            tc_check_fail(__FILE__, __LINE__, "CUDA", #call, cudaGetErrorName(tc_err_),            \
+                          cudaGetErrorString(tc_err_));                                            \
     } while (0)
 
 #define TC_LAUNCH_CHECK() TC_CUDA_CHECK(cudaGetLastError())
 
 #if defined(CUBLAS_API_H_) || defined(CUBLAS_V2_H_) || defined(CUBLASLT_H_) || defined(CUBLAS_H_)
-#define TC_CUBLAS_CHECK(call)                                                                     \
-    do {                                                                                          \
-        cublasStatus_t tc_st_ = (call);                                                           \
-        if (tc_st_ != CUBLAS_STATUS_SUCCESS)                                                      \
-            tc_check_fail(__FILE__, __LINE__, "cuBLAS", #call, cublasGetStatusName(tc_st_),       \
-                          cublasGetStatusString(tc_st_));                                         \
+#define TC_CUBLAS_CHECK(call)                                                                      \
+    do {                                                                                           \
+        cublasStatus_t tc_st_ = (call);                                                            \
+        if (tc_st_ != CUBLAS_STATUS_SUCCESS)                                                       \
+            tc_check_fail(__FILE__, __LINE__, "cuBLAS", #call, cublasGetStatusName(tc_st_),        \
+                          cublasGetStatusString(tc_st_));                                          \
     } while (0)
 #endif
 
 #if defined(CUDNN_H_) || defined(CUDNN_GRAPH_H_)
-#define TC_CUDNN_CHECK(call)                                                                      \
-    do {                                                                                          \
-        cudnnStatus_t tc_st_ = (call);                                                            \
-        if (tc_st_ != CUDNN_STATUS_SUCCESS)                                                       \
-            tc_check_fail(__FILE__, __LINE__, "cuDNN", #call, cudnnGetErrorString(tc_st_), "");   \
+#define TC_CUDNN_CHECK(call)                                                                       \
+    do {                                                                                           \
+        cudnnStatus_t tc_st_ = (call);                                                             \
+        if (tc_st_ != CUDNN_STATUS_SUCCESS)                                                        \
+            tc_check_fail(__FILE__, __LINE__, "cuDNN", #call, cudnnGetErrorString(tc_st_), "");    \
     } while (0)
 #endif
 
 #if defined(__cuda_cuda_h__)
-#define TC_CU_CHECK(call)                                                                         \
-    do {                                                                                          \
-        CUresult tc_res_ = (call);                                                                \
-        if (tc_res_ != CUDA_SUCCESS) {                                                            \
-            const char *tc_name_ = "unknown", *tc_str_ = "";                                      \
-            cuGetErrorName(tc_res_, &tc_name_);                                                   \
-            cuGetErrorString(tc_res_, &tc_str_);                                                  \
-            tc_check_fail(__FILE__, __LINE__, "CUDA driver", #call, tc_name_, tc_str_);           \
-        }                                                                                         \
+#define TC_CU_CHECK(call)                                                                          \
+    do {                                                                                           \
+        CUresult tc_res_ = (call);                                                                 \
+        if (tc_res_ != CUDA_SUCCESS) {                                                             \
+            const char *tc_name_ = "unknown", *tc_str_ = "";                                       \
+            cuGetErrorName(tc_res_, &tc_name_);                                                    \
+            cuGetErrorString(tc_res_, &tc_str_);                                                   \
+            tc_check_fail(__FILE__, __LINE__, "CUDA driver", #call, tc_name_, tc_str_);            \
+        }                                                                                          \
     } while (0)
 #endif
 

@@ -63,8 +63,8 @@ static uint32_t round_to_narrow(uint32_t a, int mbits, int bias)
     if (sig == 0) return 0;
     int nbits = 0; /* bit length of sig */
     while ((sig >> nbits) != 0) nbits++;
-    int E = exp2 + nbits - 1; /* floor(log2(value)) */
-    int emin = 1 - bias;      /* exponent of the smallest normal */
+    int E = exp2 + nbits - 1;               /* floor(log2(value)) */
+    int emin = 1 - bias;                    /* exponent of the smallest normal */
     int q = (E >= emin ? E : emin) - mbits; /* quantum exponent at this magnitude */
     /* shift = q - exp2 >= 13 for f32 normals (nbits = 24, mbits <= 10) and is larger for f32
      * subnormals, so it is always >= 1 as rne_shift needs. */
@@ -176,7 +176,7 @@ uint8_t tc_f32_to_e4m3(float f)
     uint32_t u = tc_f32_bits(f);
     uint32_t sign = (u >> 24) & 0x80u;
     uint32_t a = u & 0x7FFFFFFFu;
-    if (a > 0x7F800000u) return (uint8_t)(sign | 0x7Fu); /* NaN */
+    if (a > 0x7F800000u) return (uint8_t)(sign | 0x7Fu);  /* NaN */
     if (a == 0x7F800000u) return (uint8_t)(sign | 0x7Eu); /* inf: satfinite */
     uint32_t code = round_to_narrow(a, 3, 7);
     if (code > 0x7Eu) code = 0x7Eu; /* saturate to 448 (0x7F would be NaN) */
@@ -197,7 +197,7 @@ uint8_t tc_f32_to_e5m2(float f)
     uint32_t u = tc_f32_bits(f);
     uint32_t sign = (u >> 24) & 0x80u;
     uint32_t a = u & 0x7FFFFFFFu;
-    if (a > 0x7F800000u) return (uint8_t)(sign | 0x7Fu); /* NaN */
+    if (a > 0x7F800000u) return (uint8_t)(sign | 0x7Fu);  /* NaN */
     if (a == 0x7F800000u) return (uint8_t)(sign | 0x7Bu); /* inf: satfinite */
     uint32_t code = round_to_narrow(a, 2, 15);
     if (code > 0x7Bu) code = 0x7Bu; /* saturate to 57344 */
@@ -219,7 +219,7 @@ int8_t tc_f32_to_i8_sat(float f)
     uint32_t u = tc_f32_bits(f);
     int neg = (u >> 31) != 0;
     uint32_t a = u & 0x7FFFFFFFu;
-    if (a > 0x7F800000u) return 0;                       /* NaN */
+    if (a > 0x7F800000u) return 0;                                 /* NaN */
     if (a >= 0x43800000u) return neg ? (int8_t)-128 : (int8_t)127; /* |f| >= 256 (or inf) */
     int fexp = (int)(a >> 23);
     if (fexp < 126) return 0; /* |f| < 0.5 */
@@ -280,7 +280,7 @@ int32_t tc_rng_int(tc_rng *rng, int32_t lo, int32_t hi)
     /* Lemire's multiply-shift on 32 random bits with rejection: unbiased for any range up to
      * 2^32 (lo = INT32_MIN, hi = INT32_MAX). */
     uint64_t range = (uint64_t)((int64_t)hi - (int64_t)lo) + 1u; /* 1 .. 2^32 */
-    uint64_t threshold = (0x100000000ull - range) % range;   /* 2^32 mod range */
+    uint64_t threshold = (0x100000000ull - range) % range;       /* 2^32 mod range */
     uint64_t m;
     do {
         uint64_t x = tc_rng_next_u64(rng) >> 32;

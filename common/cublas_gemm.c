@@ -7,16 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-const tc_cublas_mode tc_cublas_f32 = {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
-                                      CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_PEDANTIC_MATH, 0};
-const tc_cublas_mode tc_cublas_tf32 = {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
-                                       CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_DEFAULT_MATH, 0};
-const tc_cublas_mode tc_cublas_f16f32 = {CUDA_R_16F, CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F,
-                                         CUBLAS_DEFAULT_MATH, 0};
-const tc_cublas_mode tc_cublas_bf16f32 = {CUDA_R_16BF, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F,
-                                          CUBLAS_DEFAULT_MATH, 0};
-const tc_cublas_mode tc_cublas_i8i32 = {CUDA_R_8I, CUDA_R_8I, CUDA_R_32I, CUBLAS_COMPUTE_32I,
-                                        CUBLAS_DEFAULT_MATH, 0};
+const tc_cublas_mode tc_cublas_f32 = {
+    CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_PEDANTIC_MATH, 0};
+const tc_cublas_mode tc_cublas_tf32 = {
+    CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_DEFAULT_MATH, 0};
+const tc_cublas_mode tc_cublas_f16f32 = {CUDA_R_16F,         CUDA_R_16F,          CUDA_R_32F,
+                                         CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH, 0};
+const tc_cublas_mode tc_cublas_bf16f32 = {CUDA_R_16BF,        CUDA_R_16BF,         CUDA_R_32F,
+                                          CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH, 0};
+const tc_cublas_mode tc_cublas_i8i32 = {CUDA_R_8I,          CUDA_R_8I,           CUDA_R_32I,
+                                        CUBLAS_COMPUTE_32I, CUBLAS_DEFAULT_MATH, 0};
 
 /* One handle per process, made on first use (in prepare, outside any timed region). */
 static cublasHandle_t handle;
@@ -104,10 +104,10 @@ const char *tc_cublas_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
     lt_plan *plan = (lt_plan *)tc_xmalloc(sizeof *plan);
     cublasOperation_t opT = CUBLAS_OP_T, opN = CUBLAS_OP_N;
     TC_CUBLAS_CHECK(cublasLtMatmulDescCreate(&plan->desc, mode->compute, CUDA_R_32F));
-    TC_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &opT,
-                                                   sizeof opT));
-    TC_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &opN,
-                                                   sizeof opN));
+    TC_CUBLAS_CHECK(
+        cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &opT, sizeof opT));
+    TC_CUBLAS_CHECK(
+        cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &opN, sizeof opN));
     TC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->la, mode->a_type, (uint64_t)p->K,
                                                (uint64_t)p->M, p->lda));
     TC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->lb, mode->b_type, (uint64_t)p->K,

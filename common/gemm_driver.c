@@ -15,10 +15,10 @@
 /* Problems up to this many multiply-adds are checked element by element, larger ones on a
  * sample (DESIGN.md: full rows, full columns and at least 1024 random elements). */
 #define FULL_CHECK_LIMIT 2147483648.0
-#define SAMPLE_RANDOM 4096
+#define SAMPLE_RANDOM    4096
 
 static const int test_sizes[][3] = {
-    {1, 1, 1},       {17, 33, 65},     {64, 64, 64},       {100, 37, 513},
+    {1, 1, 1},       {17, 33, 65},       {64, 64, 64},       {100, 37, 513},
     {256, 512, 128}, {1000, 1000, 1000}, {4093, 1021, 2053},
 };
 static const int n_test_sizes = (int)(sizeof test_sizes / sizeof test_sizes[0]);
@@ -41,14 +41,17 @@ const char *tc_gemm_unsupported(const tc_gemm_variant *v, long M, long N, long K
         mk = v->mult_k > 1 ? v->mult_k : 1;
     if (M % mm == 0 && N % mn == 0 && K % mk == 0) return NULL;
     snprintf(msg, sizeof msg,
-             "variant %s needs M a multiple of %d, N of %d and K of %d (got %ldx%ldx%ld)",
-             v->name, mm, mn, mk, M, N, K);
+             "variant %s needs M a multiple of %d, N of %d and K of %d (got %ldx%ldx%ld)", v->name,
+             mm, mn, mk, M, N, K);
     return msg;
 }
 
 static long round_up(long x, int m) { return m > 1 ? (x + m - 1) / m * m : x; }
 
-static const char *rate_unit(const tc_precision *p) { return tc_dtype_is_integer(p->in) ? "TOP/s" : "TFLOP/s"; }
+static const char *rate_unit(const tc_precision *p)
+{
+    return tc_dtype_is_integer(p->in) ? "TOP/s" : "TFLOP/s";
+}
 
 /* ---- memory estimates ---------------------------------------------------------------------- */
 static double device_bytes(const tc_gemm_variant *v, long M, long N, long K)
@@ -61,8 +64,7 @@ static double device_bytes(const tc_gemm_variant *v, long M, long N, long K)
 static double host_bytes(const tc_gemm_variant *v, long M, long N, long K)
 {
     /* inputs and output as stored, the reference's float copies, the reference values */
-    return device_bytes(v, M, N, K) + 4.0 * ((double)M * K + (double)K * N) +
-           8.0 * (double)M * N;
+    return device_bytes(v, M, N, K) + 4.0 * ((double)M * K + (double)K * N) + 8.0 * (double)M * N;
 }
 
 /* ---- inputs -------------------------------------------------------------------------------- */
@@ -203,8 +205,8 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
 
         if (reps > 0) {
             res->timing = tc_time_gpu(launch_once, &lc, stream, warmup, reps);
-            res->rate = 2.0 * (double)M * (double)N * (double)K / (res->timing.ms_median * 1e-3) /
-                        1e12;
+            res->rate =
+                2.0 * (double)M * (double)N * (double)K / (res->timing.ms_median * 1e-3) / 1e12;
         }
     }
     if (v->release) v->release(v, &p);
@@ -223,14 +225,16 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
 static void print_list(const tc_gemm_chapter *ch)
 {
     printf("%s - %s\n\n", ch->name, ch->summary);
-    printf("%-18s %-9s %-6s %-11s %-9s %s\n", "variant", "precision", "min_sm", "sizes",
-           "layout", "description");
+    printf("%-18s %-9s %-6s %-11s %-9s %s\n", "variant", "precision", "min_sm", "sizes", "layout",
+           "description");
     for (int i = 0; i < ch->n_variants; i++) {
         const tc_gemm_variant *v = &ch->variants[i];
         char sizes[48], layout[16];
-        if (v->mult_m <= 1 && v->mult_n <= 1 && v->mult_k <= 1) snprintf(sizes, sizeof sizes, "any");
-        else snprintf(sizes, sizeof sizes, "%d|%d|%d", v->mult_m > 1 ? v->mult_m : 1,
-                      v->mult_n > 1 ? v->mult_n : 1, v->mult_k > 1 ? v->mult_k : 1);
+        if (v->mult_m <= 1 && v->mult_n <= 1 && v->mult_k <= 1)
+            snprintf(sizes, sizeof sizes, "any");
+        else
+            snprintf(sizes, sizeof sizes, "%d|%d|%d", v->mult_m > 1 ? v->mult_m : 1,
+                     v->mult_n > 1 ? v->mult_n : 1, v->mult_k > 1 ? v->mult_k : 1);
         snprintf(layout, sizeof layout, "%c%c%c", v->a_layout == TC_ROW_MAJOR ? 'R' : 'C',
                  v->b_layout == TC_ROW_MAJOR ? 'R' : 'C', v->c_layout == TC_ROW_MAJOR ? 'R' : 'C');
         printf("%-18s %-9s sm_%-3d %-11s %-9s %s\n", v->name, v->precision, v->min_cc, sizes,
@@ -314,11 +318,15 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
             uint64_t seed = a->seed * 1000003u + (uint64_t)(vi * 100 + si);
             run_case(v, ctx, M, N, K, 0, 0, seed, 0, 0, 0, &r);
             printf("%s %-18s %5ldx%-5ldx%-5ld ", r.pass ? "PASS" : "FAIL", v->name, M, N, K);
-            if (r.ran) tc_check_print(&r.check, stdout);
-            else printf("%s\n", r.message);
+            if (r.ran)
+                tc_check_print(&r.check, stdout);
+            else
+                printf("%s\n", r.message);
             fflush(stdout);
-            if (r.pass) passed++;
-            else failed++;
+            if (r.pass)
+                passed++;
+            else
+                failed++;
         }
     }
     printf("%s --test: %d passed, %d failed, %d skipped\n", ch->name, passed, failed, skipped);
@@ -348,8 +356,10 @@ static int mode_default(const tc_gemm_chapter *ch, const tc_args *a, const tc_de
         const char *why = tc_gemm_unsupported(v, M, N, K);
         if (v->min_cc > dev->cc || why) {
             r->skipped = 1;
-            if (why) snprintf(r->message, sizeof r->message, "skipped: %s", why);
-            else snprintf(r->message, sizeof r->message, "skipped: needs sm_%d", v->min_cc);
+            if (why)
+                snprintf(r->message, sizeof r->message, "skipped: %s", why);
+            else
+                snprintf(r->message, sizeof r->message, "skipped: needs sm_%d", v->min_cc);
         } else {
             run_case(v, ctx, M, N, K, 0, 0, a->seed, a->warmup, a->reps, 1, r);
             ran++;
@@ -366,10 +376,11 @@ static int mode_default(const tc_gemm_chapter *ch, const tc_args *a, const tc_de
     if (ran) {
         printf("\nvs base   : rate as a percentage of the row's baseline variant, same run");
         if (ch->variants[0].baseline) printf(" (%s)", ch->variants[0].baseline);
-        printf("\nrel_err   : ||C - ref||_F / ||ref||_F, ref = FP64 product of the values the GPU was "
-               "given\nvs_f32data: the same against the FP64 product of the f32 data those values "
-               "were\n            rounded from (int8: quantised as round(127 x)): the cost of the "
-               "format\n");
+        printf(
+            "\nrel_err   : ||C - ref||_F / ||ref||_F, ref = FP64 product of the values the GPU was "
+            "given\nvs_f32data: the same against the FP64 product of the f32 data those values "
+            "were\n            rounded from (int8: quantised as round(127 x)): the cost of the "
+            "format\n");
     }
     if (!ran) tc_skip(ch->name, "no selected variant can run on this GPU at this size");
     return failed ? TC_EXIT_WRONG : TC_EXIT_PASS;
@@ -404,12 +415,13 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
              K = a->m ? a->k : ch->bench_sizes[si][2];
         for (int vi = 0; vi < ch->n_variants; vi++) {
             const tc_gemm_variant *v = &ch->variants[vi];
-            int wanted = !a->variant || strcmp(a->variant, "all") == 0 ||
-                         strcmp(a->variant, v->name) == 0;
+            int wanted =
+                !a->variant || strcmp(a->variant, "all") == 0 || strcmp(a->variant, v->name) == 0;
             /* the baseline of a selected variant runs too: every row names a figure of this run */
             for (int vj = 0; vj < ch->n_variants && !wanted; vj++)
                 wanted = strcmp(ch->variants[vj].name, a->variant) == 0 &&
-                         ch->variants[vj].baseline && strcmp(ch->variants[vj].baseline, v->name) == 0;
+                         ch->variants[vj].baseline &&
+                         strcmp(ch->variants[vj].baseline, v->name) == 0;
             if (!wanted || v->min_cc > dev->cc || tc_gemm_unsupported(v, M, N, K)) continue;
             bench_entry *b = &e[n++];
             b->label = v->name;
@@ -428,8 +440,8 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
         b->v = v;
         b->M = x->M, b->N = x->N, b->K = x->K;
         fprintf(info, "bench %s %dx%dx%d ...\n", x->label, x->M, x->N, x->K);
-        run_case(v, ctx, x->M, x->N, x->K, x->ld_pad, x->offset_elems, a->seed, a->warmup,
-                 a->reps, 1, &b->r);
+        run_case(v, ctx, x->M, x->N, x->K, x->ld_pad, x->offset_elems, a->seed, a->warmup, a->reps,
+                 1, &b->r);
     }
 
     FILE *csv = stdout;
@@ -495,9 +507,8 @@ int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *ch)
 
     /* Checks that need no GPU: size constraints of a named variant, and memory. */
     if (a.m) {
-        const tc_gemm_variant *only = a.variant && strcmp(a.variant, "all") != 0
-                                          ? find_variant(ch, a.variant)
-                                          : NULL;
+        const tc_gemm_variant *only =
+            a.variant && strcmp(a.variant, "all") != 0 ? find_variant(ch, a.variant) : NULL;
         if (!only && a.mode == TC_MODE_DEFAULT && strcmp(ch->default_variant, "all") != 0)
             only = find_variant(ch, ch->default_variant);
         const char *why = only ? tc_gemm_unsupported(only, a.m, a.n, a.k) : NULL;
@@ -511,14 +522,16 @@ int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *ch)
             if (h > need_host) need_host = h;
         }
         if (need_dev > MAX_DEVICE_BYTES)
-            tc_usage_error(ch->name, "--size %ldx%ldx%ld needs %.0f GiB of GPU memory, more than any "
-                           "GPU has (limit %.0f GiB)", a.m, a.n, a.k, need_dev / (1 << 30),
-                           MAX_DEVICE_BYTES / (1 << 30));
+            tc_usage_error(ch->name,
+                           "--size %ldx%ldx%ld needs %.0f GiB of GPU memory, more than any "
+                           "GPU has (limit %.0f GiB)",
+                           a.m, a.n, a.k, need_dev / (1 << 30), MAX_DEVICE_BYTES / (1 << 30));
         double host = (double)tc_host_memory_bytes();
         if (host > 0 && need_host > host)
-            tc_usage_error(ch->name, "--size %ldx%ldx%ld needs %.1f GiB of host memory for inputs "
-                           "and the CPU reference; this machine has %.1f GiB", a.m, a.n, a.k,
-                           need_host / (1 << 30), host / (1 << 30));
+            tc_usage_error(ch->name,
+                           "--size %ldx%ldx%ld needs %.1f GiB of host memory for inputs "
+                           "and the CPU reference; this machine has %.1f GiB",
+                           a.m, a.n, a.k, need_host / (1 << 30), host / (1 << 30));
     }
 
     FILE *info = a.mode == TC_MODE_BENCH && !a.csv_path ? stderr : stdout;
@@ -528,14 +541,17 @@ int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *ch)
         double need = 0;
         for (int i = 0; i < ch->n_variants; i++) {
             const tc_gemm_variant *v = &ch->variants[i];
-            if (a.variant && strcmp(a.variant, "all") != 0 && strcmp(a.variant, v->name) != 0) continue;
+            if (a.variant && strcmp(a.variant, "all") != 0 && strcmp(a.variant, v->name) != 0)
+                continue;
             double d = device_bytes(v, a.m, a.n, a.k);
             if (d > need) need = d;
         }
         need += 2.0 * dev.l2_bytes + 64.0 * (1 << 20); /* L2 flush buffer, library workspace */
         if (need > (double)dev.mem_free)
-            tc_usage_error(ch->name, "--size %ldx%ldx%ld needs %.1f GiB of GPU memory; %s has %.1f "
-                           "GiB free", a.m, a.n, a.k, need / (1 << 30), dev.name,
+            tc_usage_error(ch->name,
+                           "--size %ldx%ldx%ld needs %.1f GiB of GPU memory; %s has %.1f "
+                           "GiB free",
+                           a.m, a.n, a.k, need / (1 << 30), dev.name,
                            (double)dev.mem_free / (1 << 30));
     }
     if (a.mode == TC_MODE_DEFAULT && a.variant && strcmp(a.variant, "all") != 0) {

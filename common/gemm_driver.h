@@ -22,46 +22,46 @@ typedef struct {
     int M, N, K;
     const tc_precision *prec;
     tc_layout a_layout, b_layout, c_layout;
-    long lda, ldb, ldc;   /* leading dimensions, in elements */
+    long lda, ldb, ldc;    /* leading dimensions, in elements */
     const void *d_a, *d_b; /* device pointers */
     void *d_c;
     float alpha, beta;
-    void *chapter_ctx;    /* what the chapter's init returned (library handles...) */
-    void *plan;           /* what the variant's prepare stored, if anything */
+    void *chapter_ctx; /* what the chapter's init returned (library handles...) */
+    void *plan;        /* what the variant's prepare stored, if anything */
 } tc_gemm_problem;
 
 typedef struct tc_gemm_variant tc_gemm_variant;
 struct tc_gemm_variant {
-    const char *name;        /* "v3_regblock" */
-    const char *description; /* one line */
-    const char *precision;   /* row of the tolerance table, e.g. "f16f32" */
-    int min_cc;              /* 80 = sm_80 */
+    const char *name;           /* "v3_regblock" */
+    const char *description;    /* one line */
+    const char *precision;      /* row of the tolerance table, e.g. "f16f32" */
+    int min_cc;                 /* 80 = sm_80 */
     int mult_m, mult_n, mult_k; /* M, N, K must be multiples of these (1 = any size) */
     tc_layout a_layout, b_layout, c_layout;
-    const char *problem;     /* bench group, e.g. "FP16 GEMM" */
-    const char *baseline;    /* variant whose figure this row is compared with (same run) */
+    const char *problem;  /* bench group, e.g. "FP16 GEMM" */
+    const char *baseline; /* variant whose figure this row is compared with (same run) */
     /* Optional, outside the timed region: build plans, query heuristics, set attributes.
      * Returns NULL on success or a message why the problem cannot be run (counted as a failure). */
     const char *(*prepare)(const tc_gemm_variant *v, tc_gemm_problem *p);
     /* Enqueues the GEMM on stream; must not synchronise or allocate. */
     void (*launch)(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
     void (*release)(const tc_gemm_variant *v, tc_gemm_problem *p); /* optional */
-    const void *impl;        /* chapter data for the launcher */
+    const void *impl; /* chapter data for the launcher */
 };
 
 /* An extra bench row that changes the memory layout of one variant's problem (used by chapter
  * 01 to show what misalignment costs). */
 typedef struct {
-    const char *variant;   /* variant to run */
-    const char *label;     /* the CSV's variant column, e.g. "f16f32_lda+1" */
-    const char *baseline;  /* row (label or variant name) it is compared with */
+    const char *variant;  /* variant to run */
+    const char *label;    /* the CSV's variant column, e.g. "f16f32_lda+1" */
+    const char *baseline; /* row (label or variant name) it is compared with */
     int M, N, K;
-    int ld_pad;            /* added to lda and ldb */
-    int offset_elems;      /* A, B and C start this many elements past an aligned address */
+    int ld_pad;       /* added to lda and ldb */
+    int offset_elems; /* A, B and C start this many elements past an aligned address */
 } tc_gemm_bench_extra;
 
 typedef struct {
-    const char *name;      /* chapter folder, e.g. "01_cublas_tensor_op" */
+    const char *name; /* chapter folder, e.g. "01_cublas_tensor_op" */
     const char *summary;
     const tc_gemm_variant *variants;
     int n_variants;
@@ -71,7 +71,7 @@ typedef struct {
     int n_bench_sizes;
     const tc_gemm_bench_extra *bench_extras;
     int n_bench_extras;
-    int min_cc;            /* of the whole chapter (the smallest of its variants) */
+    int min_cc; /* of the whole chapter (the smallest of its variants) */
     /* Optional: create library handles etc. after the device is open; may call tc_skip. Lines
      * it prints (library versions) go to `info`, which is stderr when stdout carries CSV. */
     void *(*init)(const tc_device_info *dev, FILE *info);

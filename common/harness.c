@@ -71,9 +71,13 @@ int tc_cpu_threads(void)
 size_t tc_dtype_size(tc_dtype t)
 {
     switch (t) {
-    case TC_F32: case TC_I32: return 4;
-    case TC_F16: case TC_BF16: return 2;
-    case TC_I8: case TC_E4M3: case TC_E5M2: return 1;
+    case TC_F32:
+    case TC_I32: return 4;
+    case TC_F16:
+    case TC_BF16: return 2;
+    case TC_I8:
+    case TC_E4M3:
+    case TC_E5M2: return 1;
     }
     return 0;
 }
@@ -174,8 +178,10 @@ void tc_device_print(const tc_device_info *d, FILE *f)
                  d->runtime_version % 1000 / 10);
     const char *tf32 = getenv("NVIDIA_TF32_OVERRIDE");
     if (tf32 && *tf32)
-        tc_info_line(f, "WARNING", "NVIDIA_TF32_OVERRIDE=%s is set: it changes what FP32 library "
-                     "calls compute", tf32);
+        tc_info_line(f, "WARNING",
+                     "NVIDIA_TF32_OVERRIDE=%s is set: it changes what FP32 library "
+                     "calls compute",
+                     tf32);
 }
 
 /* ---- command line -------------------------------------------------------------------------- */
@@ -200,14 +206,15 @@ void tc_print_usage(const tc_cli_spec *spec, FILE *f)
             spec->max_dim, spec->default_reps, spec->default_warmup);
 }
 
-static long parse_long(const tc_cli_spec *spec, const char *flag, const char *text, long lo, long hi)
+static long parse_long(const tc_cli_spec *spec, const char *flag, const char *text, long lo,
+                       long hi)
 {
     char *end = NULL;
     errno = 0;
     long v = strtol(text, &end, 10);
     if (errno || end == text || *end != '\0' || v < lo || v > hi)
-        tc_usage_error(spec->program, "bad value '%s' for %s: expected an integer in %ld..%ld", text,
-                       flag, lo, hi);
+        tc_usage_error(spec->program, "bad value '%s' for %s: expected an integer in %ld..%ld",
+                       text, flag, lo, hi);
     return v;
 }
 
@@ -237,8 +244,10 @@ static void parse_size(const tc_cli_spec *spec, const char *text, tc_args *a)
     a->k = v[2];
     return;
 bad:
-    tc_usage_error(spec->program, "bad --size '%s': expected MxNxK with positive integers, e.g. "
-                   "4096x4096x4096", text);
+    tc_usage_error(spec->program,
+                   "bad --size '%s': expected MxNxK with positive integers, e.g. "
+                   "4096x4096x4096",
+                   text);
 }
 
 void tc_parse_args(int argc, char **argv, const tc_cli_spec *spec, tc_args *a)
@@ -253,8 +262,8 @@ void tc_parse_args(int argc, char **argv, const tc_cli_spec *spec, tc_args *a)
         const char *arg = argv[i];
         const char *val = NULL;
         /* flags taking a value accept "--flag value" and "--flag=value" */
-        static const char *const with_value[] = {"--variant", "--size", "--reps", "--warmup",
-                                                 "--seed", "--csv"};
+        static const char *const with_value[] = {"--variant", "--size", "--reps",
+                                                 "--warmup",  "--seed", "--csv"};
         const char *flag = arg;
         char flagbuf[32];
         const char *eq = strchr(arg, '=');
@@ -267,9 +276,12 @@ void tc_parse_args(int argc, char **argv, const tc_cli_spec *spec, tc_args *a)
         for (size_t w = 0; w < sizeof with_value / sizeof with_value[0]; w++)
             if (strcmp(flag, with_value[w]) == 0) takes = 1;
         if (takes) {
-            if (eq) val = eq + 1;
-            else if (i + 1 < argc) val = argv[++i];
-            else tc_usage_error(spec->program, "%s needs a value", flag);
+            if (eq)
+                val = eq + 1;
+            else if (i + 1 < argc)
+                val = argv[++i];
+            else
+                tc_usage_error(spec->program, "%s needs a value", flag);
             if (!*val) tc_usage_error(spec->program, "%s needs a non-empty value", flag);
         } else if (eq) {
             tc_usage_error(spec->program, "unknown option '%s'", arg);
@@ -392,8 +404,10 @@ const char *tc_bench_csv_header(void)
 /* CSV fields we write never contain quotes; names with commas are quoted. */
 static void csv_field(FILE *f, const char *s)
 {
-    if (strchr(s, ',')) fprintf(f, "\"%s\"", s);
-    else fputs(s, f);
+    if (strchr(s, ','))
+        fprintf(f, "\"%s\"", s);
+    else
+        fputs(s, f);
 }
 
 void tc_bench_csv_write(FILE *f, const tc_bench_row *r, const tc_device_info *d)
@@ -413,7 +427,9 @@ void tc_bench_csv_write(FILE *f, const tc_bench_row *r, const tc_device_info *d)
             r->unit);
     csv_field(f, r->baseline);
     fprintf(f, ",%.1f,%s,", r->pct_of_baseline,
-            r->verified > 0 ? "pass" : r->verified == 0 ? "FAIL" : "unchecked");
+            r->verified > 0    ? "pass"
+            : r->verified == 0 ? "FAIL"
+                               : "unchecked");
     csv_field(f, d->name);
     fprintf(f, ",%d.%d,%d,%d,%d.%d,%d.%d,%s,%s\n", d->cc / 10, d->cc % 10, d->sms, d->clock_mhz,
             d->driver_version / 1000, d->driver_version % 1000 / 10, d->runtime_version / 1000,

@@ -33,9 +33,9 @@ int tc_is_poison(const void *base, tc_dtype t, size_t idx);
 typedef struct {
     int device;
     char name[256];
-    int cc;            /* 90 for compute capability 9.0 */
+    int cc; /* 90 for compute capability 9.0 */
     int sms;
-    int clock_mhz;     /* peak SM clock reported by the driver */
+    int clock_mhz; /* peak SM clock reported by the driver */
     int mem_clock_mhz;
     int l2_bytes;
     size_t mem_total, mem_free;
@@ -69,11 +69,11 @@ typedef struct {
 
 /* What a chapter tells the parser. Variant names are checked here, before any CUDA call. */
 typedef struct {
-    const char *program;  /* e.g. "01_cublas_tensor_op" */
-    const char *summary;  /* one line for --help */
+    const char *program; /* e.g. "01_cublas_tensor_op" */
+    const char *summary; /* one line for --help */
     const char *const *variant_names;
     int n_variants;
-    long max_dim;         /* largest accepted M, N or K */
+    long max_dim; /* largest accepted M, N or K */
     int default_reps, default_warmup;
 } tc_cli_spec;
 
@@ -103,11 +103,11 @@ typedef struct {
     const char *chapter, *variant, *problem, *precision;
     char size[64];
     double ms_median, ms_min;
-    double rate;          /* TFLOP/s, TOP/s, GB/s, GStencil/s */
+    double rate; /* TFLOP/s, TOP/s, GB/s, GStencil/s */
     const char *unit;
     const char *baseline; /* name of the baseline row (same chapter, problem, size) */
     double pct_of_baseline;
-    int verified;         /* 1 pass, 0 fail, -1 not checked */
+    int verified; /* 1 pass, 0 fail, -1 not checked */
 } tc_bench_row;
 
 /* The fixed CSV header, without newline. */
@@ -116,9 +116,9 @@ const char *tc_bench_csv_header(void);
 void tc_bench_csv_write(FILE *f, const tc_bench_row *row, const tc_device_info *dev);
 
 /* ---- small utilities ---------------------------------------------------------------------- */
-void *tc_xmalloc(size_t bytes);   /* exits 1 with a message when the host is out of memory */
+void *tc_xmalloc(size_t bytes); /* exits 1 with a message when the host is out of memory */
 size_t tc_host_memory_bytes(void);
-int tc_cpu_threads(void);         /* online CPUs, at least 1 */
+int tc_cpu_threads(void); /* online CPUs, at least 1 */
 
 #ifdef __cplusplus
 }

@@ -8,11 +8,11 @@
 #include <string.h>
 
 /* ---- the tolerance table ------------------------------------------------------------------- */
-#define U_F32 0x1p-24  /* unit roundoff of f32 (round to nearest) */
+#define U_F32    0x1p-24 /* unit roundoff of f32 (round to nearest) */
 #define U_F32_TC 0x1p-23 /* f32 accumulation in a tensor core: truncation, one ulp per step */
-#define U_TF32 0x1p-11 /* tf32 and f16 keep 11 significant bits */
-#define U_F16 0x1p-11
-#define U_BF16 0x1p-8  /* bf16 keeps 8 */
+#define U_TF32   0x1p-11 /* tf32 and f16 keep 11 significant bits */
+#define U_F16    0x1p-11
+#define U_BF16   0x1p-8 /* bf16 keeps 8 */
 /* The FP8 tensor-core path keeps only about 14 significant bits in its running sum (reported for
  * Hopper in the DeepSeek-V3 technical report, sec. 3.3.2) and truncates it at every k = 32 step;
  * cuBLAS promotes that sum to f32 every few steps. We model four truncations of up to 2^-13 of the
@@ -23,23 +23,22 @@
  * the bound (heavy tails, as biased truncation predicts), too close; with four it is about 0.25. */
 #define U_FP8_BLOCK 0x1p-11
 
+/* a hand-aligned table */
+// clang-format off
 static const tc_precision tc_precisions[] = {
-    /* name        in       out     u_in         u_acc     u_out   what */
-    {"f32", TC_F32, TC_F32, 0, U_F32, U_F32, "f32 in, f32 FMA accumulate (CUDA cores)"},
-    {"f32_tf32", TC_F32, TC_F32, U_TF32, U_F32_TC, U_F32,
-     "f32 in memory, converted to tf32 inside the library, f32 accumulate"},
-    {"f32_f16", TC_F32, TC_F32, U_F16, U_F32_TC, U_F32,
-     "f32 in memory, converted to f16 inside the library, f32 accumulate"},
-    {"f32_bf16", TC_F32, TC_F32, U_BF16, U_F32_TC, U_F32,
-     "f32 in memory, converted to bf16 inside the library, f32 accumulate"},
-    {"tf32", TC_F32, TC_F32, 0, U_F32_TC, U_F32, "tf32 values (rounded by us), f32 accumulate"},
-    {"f16f32", TC_F16, TC_F32, 0, U_F32_TC, U_F32, "f16 in, f32 accumulate"},
-    {"f16f16", TC_F16, TC_F16, 0, U_F16, U_F16, "f16 in, f16 accumulate and output"},
-    {"bf16f32", TC_BF16, TC_F32, 0, U_F32_TC, U_F32, "bf16 in, f32 accumulate"},
-    {"i8i32", TC_I8, TC_I32, 0, 0, 0, "int8 in, int32 accumulate (exact)"},
-    {"e4m3f32", TC_E4M3, TC_F32, U_FP8_BLOCK, U_F32_TC, U_F32,
-     "fp8 e4m3 in, f32 accumulate (running sum of ~14 bits between promotions)"},
+    /* name       in       out     u_in         u_acc     u_out  what */
+    {"f32",      TC_F32,  TC_F32, 0,           U_F32,    U_F32, "f32 in, f32 FMA accumulate (CUDA cores)"},
+    {"f32_tf32", TC_F32,  TC_F32, U_TF32,      U_F32_TC, U_F32, "f32 in memory, converted to tf32 inside the library, f32 accumulate"},
+    {"f32_f16",  TC_F32,  TC_F32, U_F16,       U_F32_TC, U_F32, "f32 in memory, converted to f16 inside the library, f32 accumulate"},
+    {"f32_bf16", TC_F32,  TC_F32, U_BF16,      U_F32_TC, U_F32, "f32 in memory, converted to bf16 inside the library, f32 accumulate"},
+    {"tf32",     TC_F32,  TC_F32, 0,           U_F32_TC, U_F32, "tf32 values (rounded by us), f32 accumulate"},
+    {"f16f32",   TC_F16,  TC_F32, 0,           U_F32_TC, U_F32, "f16 in, f32 accumulate"},
+    {"f16f16",   TC_F16,  TC_F16, 0,           U_F16,    U_F16, "f16 in, f16 accumulate and output"},
+    {"bf16f32",  TC_BF16, TC_F32, 0,           U_F32_TC, U_F32, "bf16 in, f32 accumulate"},
+    {"i8i32",    TC_I8,   TC_I32, 0,           0,        0,     "int8 in, int32 accumulate (exact)"},
+    {"e4m3f32",  TC_E4M3, TC_F32, U_FP8_BLOCK, U_F32_TC, U_F32, "fp8 e4m3 in, f32 accumulate (running sum of ~14 bits between promotions)"},
 };
+// clang-format on
 
 const tc_precision *tc_precision_get(const char *name)
 {
@@ -259,8 +258,10 @@ tc_check_result tc_check(const tc_matrix *C, const tc_sample *s, const double *r
         double ratio = isnan(err) || unwritten ? INFINITY : allowed > 0 ? err / allowed : err;
         r.checked++;
         if (!ok) r.bad++;
-        if (unwritten) r.unwritten++;
-        else if (isnan(got)) r.nans++;
+        if (unwritten)
+            r.unwritten++;
+        else if (isnan(got))
+            r.nans++;
         if (!unwritten && !isnan(err)) {
             if (err > r.max_abs_err) r.max_abs_err = err;
             if (want != 0 && err / fabs(want) > r.max_rel_err) r.max_rel_err = err / fabs(want);
@@ -296,12 +297,15 @@ double tc_rel_fro_error(const tc_matrix *C, const tc_sample *s, const double *re
 
 void tc_check_print(const tc_check_result *r, FILE *f)
 {
-    fprintf(f, "%s: %ld elements checked, %ld bad (%ld NaN, %ld unwritten); max abs err %.3g, "
-               "max rel err %.3g, rel Frobenius err %.3g; ",
+    fprintf(f,
+            "%s: %ld elements checked, %ld bad (%ld NaN, %ld unwritten); max abs err %.3g, "
+            "max rel err %.3g, rel Frobenius err %.3g; ",
             r->pass ? "PASS" : "FAIL", r->checked, r->bad, r->nans, r->unwritten, r->max_abs_err,
             r->max_rel_err, r->rel_fro_err);
-    if (r->exact) fprintf(f, "exact match required");
-    else fprintf(f, "allowed %.3g + %.3g*|ref|", r->atol, r->rtol);
+    if (r->exact)
+        fprintf(f, "exact match required");
+    else
+        fprintf(f, "allowed %.3g + %.3g*|ref|", r->atol, r->rtol);
     if (r->worst_i >= 0)
         fprintf(f, "; worst C(%ld,%ld) = %.9g, ref %.9g", r->worst_i, r->worst_j, r->worst_got,
                 r->worst_ref);

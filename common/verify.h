@@ -38,10 +38,10 @@ extern "C" {
 #define TC_TOL_LAMBDA 4.0
 
 typedef struct {
-    const char *name;  /* "f16f32": f16 inputs, f32 accumulate and output */
-    tc_dtype in, out;  /* storage type of A and B, and of C */
+    const char *name;          /* "f16f32": f16 inputs, f32 accumulate and output */
+    tc_dtype in, out;          /* storage type of A and B, and of C */
     double u_in, u_acc, u_out; /* all zero: exact (integers) */
-    const char *what;  /* one line for tables */
+    const char *what;          /* one line for tables */
 } tc_precision;
 
 /* The row for name; exits 1 with a message if there is none (a programming error). */

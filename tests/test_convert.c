@@ -21,9 +21,12 @@ static double ref_f16(uint16_t h)
 {
     int s = (h >> 15) & 1, e = (h >> 10) & 0x1F, m = h & 0x3FF;
     double v;
-    if (e == 31) v = m ? NAN : INFINITY;
-    else if (e == 0) v = ldexp((double)m, -24);
-    else v = ldexp((double)(m + 1024), e - 25);
+    if (e == 31)
+        v = m ? NAN : INFINITY;
+    else if (e == 0)
+        v = ldexp((double)m, -24);
+    else
+        v = ldexp((double)(m + 1024), e - 25);
     return s ? -v : v;
 }
 
@@ -32,9 +35,12 @@ static double ref_e4m3(uint8_t c)
 {
     int s = (c >> 7) & 1, e = (c >> 3) & 0xF, m = c & 7;
     double v;
-    if (e == 15 && m == 7) v = NAN;
-    else if (e == 0) v = ldexp((double)m, -9); /* 2^(1-7) * m/8 */
-    else v = ldexp((double)(m + 8), e - 10);   /* 2^(e-7) * (8+m)/8 */
+    if (e == 15 && m == 7)
+        v = NAN;
+    else if (e == 0)
+        v = ldexp((double)m, -9); /* 2^(1-7) * m/8 */
+    else
+        v = ldexp((double)(m + 8), e - 10); /* 2^(e-7) * (8+m)/8 */
     return s ? -v : v;
 }
 
@@ -43,9 +49,12 @@ static double ref_e5m2(uint8_t c)
 {
     int s = (c >> 7) & 1, e = (c >> 2) & 0x1F, m = c & 3;
     double v;
-    if (e == 31) v = m ? NAN : INFINITY;
-    else if (e == 0) v = ldexp((double)m, -16); /* 2^(1-15) * m/4 */
-    else v = ldexp((double)(m + 4), e - 17);    /* 2^(e-15) * (4+m)/4 */
+    if (e == 31)
+        v = m ? NAN : INFINITY;
+    else if (e == 0)
+        v = ldexp((double)m, -16); /* 2^(1-15) * m/4 */
+    else
+        v = ldexp((double)(m + 4), e - 17); /* 2^(e-15) * (4+m)/4 */
     return s ? -v : v;
 }
 
@@ -61,8 +70,10 @@ static int ref_round(const double *tab, int n, double next, double x)
     int lo = 0, hi = n - 1; /* largest i with tab[i] <= x */
     while (lo < hi) {
         int mid = (lo + hi + 1) / 2;
-        if (tab[mid] <= x) lo = mid;
-        else hi = mid - 1;
+        if (tab[mid] <= x)
+            lo = mid;
+        else
+            hi = mid - 1;
     }
     if (tab[lo] == x) return lo;
     double up = lo + 1 < n ? tab[lo + 1] : next;
@@ -143,8 +154,8 @@ int unit_f16_from_f32_edges(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint16_t got = tc_f32_to_f16(f_bits(cases[i].in));
-        UNIT_CHECK(got == cases[i].want, "f32 0x%08X (%s) -> 0x%04X, want 0x%04X",
-                   cases[i].in, cases[i].why, got, cases[i].want);
+        UNIT_CHECK(got == cases[i].want, "f32 0x%08X (%s) -> 0x%04X, want 0x%04X", cases[i].in,
+                   cases[i].why, got, cases[i].want);
     }
     /* NaN stays NaN with its sign, including a payload only in bits the f16 drops */
     static const uint32_t nans[] = {0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0xFF800001u,
@@ -167,8 +178,7 @@ int unit_f16_from_f32_edges(void)
         uint32_t u = (uint32_t)r;
         uint32_t hi = (uint32_t)(r >> 32);
         switch (i & 3) {
-        case 0: /* any pattern (mostly far outside the f16 range: zero / inf / NaN paths) */
-            break;
+        case 0: /* any pattern (mostly far outside the f16 range: zero / inf / NaN paths) */ break;
         case 1: /* exponent 2^-25 .. 2^16: subnormal, normal and overflow range of f16 */
             u = (u & 0x807FFFFFu) | ((102u + hi % 42u) << 23);
             break;
@@ -185,14 +195,13 @@ int unit_f16_from_f32_edges(void)
         float x = f_bits(u);
         uint16_t got = tc_f32_to_f16(x);
         if (isnan(x)) {
-            UNIT_CHECK(f16_is_nan(got) && (got >> 15) == (u >> 31), "NaN 0x%08X -> 0x%04X", u,
-                       got);
+            UNIT_CHECK(f16_is_nan(got) && (got >> 15) == (u >> 31), "NaN 0x%08X -> 0x%04X", u, got);
             continue;
         }
         int idx = ref_round(tab, 0x7C00, 65536.0, fabs((double)x));
         uint16_t want = (uint16_t)((u >> 16 & 0x8000u) | (uint32_t)idx);
-        UNIT_CHECK(got == want, "f32 0x%08X (%.9g) -> 0x%04X, reference 0x%04X", u, (double)x,
-                   got, want);
+        UNIT_CHECK(got == want, "f32 0x%08X (%.9g) -> 0x%04X, reference 0x%04X", u, (double)x, got,
+                   want);
     }
     return 0;
 }
@@ -230,8 +239,8 @@ int unit_bf16_rounding_edges(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint16_t got = tc_f32_to_bf16(f_bits(cases[i].in));
-        UNIT_CHECK(got == cases[i].want, "f32 0x%08X (%s) -> 0x%04X, want 0x%04X",
-                   cases[i].in, cases[i].why, got, cases[i].want);
+        UNIT_CHECK(got == cases[i].want, "f32 0x%08X (%s) -> 0x%04X, want 0x%04X", cases[i].in,
+                   cases[i].why, got, cases[i].want);
     }
     /* NaN stays a quiet NaN of the same sign; a naive +0x7FFF on 0x7FFFFFFF would carry into
      * the sign bit, on 0x7F800001 it would leave inf after truncation. */
@@ -248,8 +257,10 @@ int unit_bf16_rounding_edges(void)
         float f = tc_bf16_to_f32((uint16_t)b);
         UNIT_CHECK(tc_f32_bits(f) == b << 16, "bf16 0x%04X -> f32 0x%08X", b, tc_f32_bits(f));
         uint16_t back = tc_f32_to_bf16(f);
-        if (isnan(f)) UNIT_CHECK((back & 0x7F80) == 0x7F80 && (back & 0x7F), "0x%04X", b);
-        else UNIT_CHECK(back == b, "bf16 0x%04X -> f32 -> 0x%04X", b, back);
+        if (isnan(f))
+            UNIT_CHECK((back & 0x7F80) == 0x7F80 && (back & 0x7F), "0x%04X", b);
+        else
+            UNIT_CHECK(back == b, "bf16 0x%04X -> f32 -> 0x%04X", b, back);
     }
     /* random finite patterns against the round-to-nearest rule written out on the low half */
     tc_rng rng;
@@ -290,7 +301,8 @@ int unit_tf32_rounding_edges(void)
         {0x00001000u, 0x00000000u, 0x00002000u, 0x00000000u, "subnormal tie"},
         {0x00003000u, 0x00004000u, 0x00004000u, 0x00002000u, "subnormal tie above odd"},
         {0x00000001u, 0x00000000u, 0x00000000u, 0x00000000u, "smallest subnormal"},
-        {0x007FFFFFu, 0x00800000u, 0x00800000u, 0x007FE000u, "largest subnormal -> smallest normal"},
+        {0x007FFFFFu, 0x00800000u, 0x00800000u, 0x007FE000u,
+         "largest subnormal -> smallest normal"},
         {0x80000000u, 0x80000000u, 0x80000000u, 0x80000000u, "-0"},
         {0x7F800000u, 0x7F800000u, 0x7F800000u, 0x7F800000u, "inf"},
         {0xFF800000u, 0xFF800000u, 0xFF800000u, 0xFF800000u, "-inf"},
@@ -329,8 +341,8 @@ int unit_tf32_rounding_edges(void)
         if ((u & 0x7F800000u) == 0x7F800000u) continue;
         float x = f_bits(u);
         uint32_t trunc = u & ~0x1FFFu, low = u & 0x1FFFu;
-        uint32_t want_rne = low > 0x1000u || (low == 0x1000u && (u & 0x2000u)) ? trunc + 0x2000u
-                                                                              : trunc;
+        uint32_t want_rne =
+            low > 0x1000u || (low == 0x1000u && (u & 0x2000u)) ? trunc + 0x2000u : trunc;
         uint32_t want_rna = low >= 0x1000u ? trunc + 0x2000u : trunc;
         uint32_t rne = tc_f32_bits(tc_f32_to_tf32_rne(x));
         uint32_t rna = tc_f32_bits(tc_f32_to_tf32_rna(x));
@@ -351,8 +363,7 @@ int unit_fp8_conversions(void)
         double ref = ref_e4m3((uint8_t)c);
         float f = tc_e4m3_to_f32((uint8_t)c);
         if (isnan(ref)) {
-            UNIT_CHECK(isnan(f) && !signbit(f) == !signbit(ref), "e4m3 0x%02X -> %g", c,
-                       (double)f);
+            UNIT_CHECK(isnan(f) && !signbit(f) == !signbit(ref), "e4m3 0x%02X -> %g", c, (double)f);
             uint8_t back = tc_f32_to_e4m3(f);
             UNIT_CHECK(back == c, "e4m3 NaN 0x%02X -> f32 -> 0x%02X", c, back);
             continue;
@@ -367,8 +378,7 @@ int unit_fp8_conversions(void)
         float f = tc_e5m2_to_f32((uint8_t)c);
         uint8_t back = tc_f32_to_e5m2(f);
         if (isnan(ref)) {
-            UNIT_CHECK(isnan(f) && !signbit(f) == !signbit(ref), "e5m2 0x%02X -> %g", c,
-                       (double)f);
+            UNIT_CHECK(isnan(f) && !signbit(f) == !signbit(ref), "e5m2 0x%02X -> %g", c, (double)f);
             UNIT_CHECK((back & 0x7C) == 0x7C && (back & 3) && (back & 0x80) == (c & 0x80),
                        "e5m2 NaN 0x%02X -> f32 -> 0x%02X", c, back);
             continue;
@@ -488,16 +498,16 @@ int unit_i8_saturation(void)
         float in;
         int want;
     } cases[] = {
-        {127.5f, 127},  /* would round to 128 (even): saturates */
-        {126.5f, 126},  /* tie to even */
-        {125.5f, 126},  /* tie to even */
-        {-128.7f, -128}, {-129.0f, -128}, {-127.5f, -128}, /* tie to even -128 */
-        {-128.5f, -128}, /* tie to even -128 */
-        {2.5f, 2},      {-2.5f, -2},     {1.5f, 2},     {-1.5f, -2},  {0.5f, 0},
-        {-0.5f, 0},     {0.5000001f, 1}, {0.4999999f, 0}, {-0.7f, -1}, {3.49f, 3},
-        {3.51f, 4},     {0.0f, 0},       {-0.0f, 0},    {0x1p-149f, 0}, {255.9f, 127},
-        {256.0f, 127},  {-256.0f, -128}, {1e30f, 127},  {-1e30f, -128}, {100.0f, 100},
-        {INFINITY, 127}, {-INFINITY, -128}, {NAN, 0},   {-NAN, 0},
+        {127.5f, 127}, /* would round to 128 (even): saturates */
+        {126.5f, 126}, /* tie to even */
+        {125.5f, 126}, /* tie to even */
+        {-128.7f, -128}, {-129.0f, -128},   {-127.5f, -128}, /* tie to even -128 */
+        {-128.5f, -128},                                     /* tie to even -128 */
+        {2.5f, 2},       {-2.5f, -2},       {1.5f, 2},       {-1.5f, -2},    {0.5f, 0},
+        {-0.5f, 0},      {0.5000001f, 1},   {0.4999999f, 0}, {-0.7f, -1},    {3.49f, 3},
+        {3.51f, 4},      {0.0f, 0},         {-0.0f, 0},      {0x1p-149f, 0}, {255.9f, 127},
+        {256.0f, 127},   {-256.0f, -128},   {1e30f, 127},    {-1e30f, -128}, {100.0f, 100},
+        {INFINITY, 127}, {-INFINITY, -128}, {NAN, 0},        {-NAN, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int got = tc_f32_to_i8_sat(cases[i].in);
@@ -595,8 +605,8 @@ int unit_rng_determinism(void)
         hits[k + 3]++;
     }
     for (int k = 0; k < 7; k++)
-        UNIT_CHECK(hits[k] > 1000 && hits[k] < 1900, "value %d hit %d times of 10000 (expect ~1429)",
-                   k - 3, hits[k]);
+        UNIT_CHECK(hits[k] > 1000 && hits[k] < 1900,
+                   "value %d hit %d times of 10000 (expect ~1429)", k - 3, hits[k]);
     UNIT_CHECK(tc_rng_int(&a, 5, 5) == 5, "degenerate range");
     int saw_neg = 0, saw_pos = 0;
     for (int i = 0; i < 100; i++) { /* the full int32 range must not overflow */

@@ -49,8 +49,10 @@ int unit_ref_gemm_matches_naive_loops(void)
         for (int la = 0; la < 2; la++)
             for (int lb = 0; lb < 2; lb++) {
                 long M = 13 + ti, N = 7 + la, K = 37 + lb;
-                tc_layout a_l = la ? TC_COL_MAJOR : TC_ROW_MAJOR, b_l = lb ? TC_COL_MAJOR : TC_ROW_MAJOR;
-                void *a = random_matrix(types[ti], M, K, a_l, &rng), *b = random_matrix(types[ti], K, N, b_l, &rng);
+                tc_layout a_l = la ? TC_COL_MAJOR : TC_ROW_MAJOR,
+                          b_l = lb ? TC_COL_MAJOR : TC_ROW_MAJOR;
+                void *a = random_matrix(types[ti], M, K, a_l, &rng),
+                     *b = random_matrix(types[ti], K, N, b_l, &rng);
                 tc_matrix A = tc_matrix_make(a, types[ti], M, K, a_l, a_l == TC_ROW_MAJOR ? K : M);
                 tc_matrix B = tc_matrix_make(b, types[ti], K, N, b_l, b_l == TC_ROW_MAJOR ? N : K);
                 tc_sample s = tc_sample_make(M, N, K, 1e18, 0, &rng);
@@ -98,7 +100,8 @@ int unit_ref_gemm_sampled_equals_full(void)
     long M = 40, N = 30, K = 20;
     tc_rng rng;
     tc_rng_seed(&rng, 3);
-    void *a = random_matrix(TC_F16, M, K, TC_ROW_MAJOR, &rng), *b = random_matrix(TC_F16, K, N, TC_COL_MAJOR, &rng);
+    void *a = random_matrix(TC_F16, M, K, TC_ROW_MAJOR, &rng),
+         *b = random_matrix(TC_F16, K, N, TC_COL_MAJOR, &rng);
     tc_matrix A = tc_matrix_make(a, TC_F16, M, K, TC_ROW_MAJOR, K);
     tc_matrix B = tc_matrix_make(b, TC_F16, K, N, TC_COL_MAJOR, K);
     tc_sample full = tc_sample_make(M, N, K, 1e18, 0, &rng);
@@ -131,7 +134,8 @@ int unit_tolerance_table_scales_with_k(void)
     const tc_precision *p = tc_precision_get("f16f32");
     tc_tolerance(p, 1024, 1.0, &a1, &r1);
     tc_tolerance(p, 4096, 1.0, &a2, &r2);
-    UNIT_CHECK(a2 > 3.9 * a1 && a2 < 4.1 * a1, "accumulator term must grow like K: %g -> %g", a1, a2);
+    UNIT_CHECK(a2 > 3.9 * a1 && a2 < 4.1 * a1, "accumulator term must grow like K: %g -> %g", a1,
+               a2);
     UNIT_CHECK(r1 == r2 && r1 == 2 * 0x1p-24, "rtol is 2 u_out: %g", r1);
     const tc_precision *t = tc_precision_get("f32_tf32");
     tc_tolerance(t, 4096, 1.0, &a2, &r2);
@@ -168,8 +172,10 @@ static fixture make_fixture(tc_dtype out)
             double v = out == TC_I32 ? (double)tc_rng_int(&rng, -100000, 100000)
                                      : 8.0 * tc_rng_uniform(&rng, -1.0f, 1.0f) + 1e-9;
             f.ref[i * N + j] = v;
-            if (out == TC_I32) ((int32_t *)f.c)[i + j * M] = (int32_t)v;
-            else f.c[i + j * M] = (float)v;
+            if (out == TC_I32)
+                ((int32_t *)f.c)[i + j * M] = (int32_t)v;
+            else
+                f.c[i + j * M] = (float)v;
         }
     f.C = tc_matrix_make(f.c, out, M, N, TC_COL_MAJOR, M);
     return f;
@@ -185,8 +191,10 @@ int unit_checker_accepts_correct_result(void)
 {
     fixture f = make_fixture(TC_F32);
     tc_check_result r = tc_check(&f.C, &f.s, f.ref, tc_precision_get("f16f32"), 64, 1.0);
-    UNIT_CHECK(r.pass && r.bad == 0 && r.checked == 600, "correct result rejected (%ld bad)", r.bad);
-    UNIT_CHECK(r.max_abs_err < 1e-6 && r.rel_fro_err < 1e-7, "errors %g %g", r.max_abs_err, r.rel_fro_err);
+    UNIT_CHECK(r.pass && r.bad == 0 && r.checked == 600, "correct result rejected (%ld bad)",
+               r.bad);
+    UNIT_CHECK(r.max_abs_err < 1e-6 && r.rel_fro_err < 1e-7, "errors %g %g", r.max_abs_err,
+               r.rel_fro_err);
     free_fixture(&f);
     return 0;
 }
@@ -203,7 +211,8 @@ int unit_checker_rejects_corrupted_element(void)
     f.c[i + j * 20] = (float)(want + 1.5 * (atol + rtol * fabs(want)) + 1e-6);
     tc_check_result r = tc_check(&f.C, &f.s, f.ref, p, 64, 1.0);
     UNIT_CHECK(!r.pass && r.bad == 1, "corrupted element not caught (bad = %ld)", r.bad);
-    UNIT_CHECK(r.worst_i == i && r.worst_j == j, "worst element reported at (%ld,%ld)", r.worst_i, r.worst_j);
+    UNIT_CHECK(r.worst_i == i && r.worst_j == j, "worst element reported at (%ld,%ld)", r.worst_i,
+               r.worst_j);
     free_fixture(&f);
     return 0;
 }
@@ -230,7 +239,8 @@ int unit_checker_rejects_unwritten_element(void)
     fixture f = make_fixture(TC_F32);
     memset(&f.c[19 + 29 * 20], tc_poison_byte(TC_F32), sizeof(float)); /* last element */
     tc_check_result r = tc_check(&f.C, &f.s, f.ref, tc_precision_get("f16f32"), 64, 1.0);
-    UNIT_CHECK(!r.pass && r.unwritten == 1, "unwritten element: pass %d unwritten %ld", r.pass, r.unwritten);
+    UNIT_CHECK(!r.pass && r.unwritten == 1, "unwritten element: pass %d unwritten %ld", r.pass,
+               r.unwritten);
     free_fixture(&f);
     f = make_fixture(TC_I32);
     memset(&((int32_t *)f.c)[0], tc_poison_byte(TC_I32), sizeof(int32_t));
@@ -261,7 +271,7 @@ int unit_checker_sampled_catches_bad_row(void)
     tc_sample s = tc_sample_make(M, N, K, 0, 1024, &rng);
     double *ref = calloc((size_t)s.n, sizeof *ref);
     float *c = calloc((size_t)(M * N), sizeof *c);
-    for (long i = 0; i < M; i++) c[i + (N - 1) * M] = 0; /* all zero, ref zero */
+    for (long i = 0; i < M; i++) c[i + (N - 1) * M] = 0;    /* all zero, ref zero */
     for (long j = 0; j < N; j++) c[(M - 1) + j * M] = 1.0f; /* last row wrong */
     tc_matrix C = tc_matrix_make(c, TC_F32, M, N, TC_COL_MAJOR, M);
     tc_check_result r = tc_check(&C, &s, ref, tc_precision_get("f32"), K, 1.0);

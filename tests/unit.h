@@ -8,14 +8,14 @@
 
 #include <stdio.h>
 
-#define UNIT_CHECK(cond, ...)                                                                     \
-    do {                                                                                          \
-        if (!(cond)) {                                                                            \
-            fprintf(stderr, "  check failed at %s:%d: %s: ", __FILE__, __LINE__, #cond);          \
-            fprintf(stderr, __VA_ARGS__);                                                         \
-            fputc('\n', stderr);                                                                  \
-            return 1;                                                                             \
-        }                                                                                         \
+#define UNIT_CHECK(cond, ...)                                                                      \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "  check failed at %s:%d: %s: ", __FILE__, __LINE__, #cond);           \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+            return 1;                                                                              \
+        }                                                                                          \
     } while (0)
 
 #define UNIT(name) int unit_##name(void);
