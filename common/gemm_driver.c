@@ -254,7 +254,6 @@ static void print_table_header(FILE *f, const char *baseline_hint)
 static void print_table_row(FILE *f, const char *label, const tc_gemm_variant *v, const char *size,
                             const case_result *r, double pct)
 {
-    const tc_precision *p = tc_precision_get(v->precision);
     if (!r->ran) {
         fprintf(f, "%-20s %-9s %-17s %s\n", label, v->precision, size,
                 r->skipped ? r->message : "FAIL");
@@ -266,7 +265,6 @@ static void print_table_row(FILE *f, const char *label, const tc_gemm_variant *v
     fprintf(f, "%-20s %-9s %-17s %9.3f %9.3f %9.1f %8s %10.3g %10.3g %10.3g %s\n", label,
             v->precision, size, r->timing.ms_median, r->timing.ms_min, r->rate, pcts,
             r->check.max_abs_err, r->check.rel_fro_err, r->data_err, r->pass ? "PASS" : "FAIL");
-    (void)p;
     if (!r->pass) {
         fprintf(f, "    ");
         tc_check_print(&r->check, f);
@@ -505,15 +503,16 @@ int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *ch)
         return TC_EXIT_PASS;
     }
 
-    /* Checks that need no GPU: size constraints of a named variant, and memory. */
+    /* Checks that need no GPU: size constraints of a named variant, and memory. With --size, the
+     * variants that will run are the named one (or the chapter's default), else all of them. */
+    const tc_gemm_variant *only =
+        a.variant && strcmp(a.variant, "all") != 0 ? find_variant(ch, a.variant) : NULL;
+    if (!only && a.mode == TC_MODE_DEFAULT && strcmp(ch->default_variant, "all") != 0)
+        only = find_variant(ch, ch->default_variant);
+    double need_dev = 0, need_host = 0;
     if (a.m) {
-        const tc_gemm_variant *only =
-            a.variant && strcmp(a.variant, "all") != 0 ? find_variant(ch, a.variant) : NULL;
-        if (!only && a.mode == TC_MODE_DEFAULT && strcmp(ch->default_variant, "all") != 0)
-            only = find_variant(ch, ch->default_variant);
         const char *why = only ? tc_gemm_unsupported(only, a.m, a.n, a.k) : NULL;
         if (why) tc_usage_error(ch->name, "bad --size: %s", why);
-        double need_dev = 0, need_host = 0;
         for (int i = 0; i < ch->n_variants; i++) {
             if (only && &ch->variants[i] != only) continue;
             double d = device_bytes(&ch->variants[i], a.m, a.n, a.k);
@@ -538,15 +537,8 @@ int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *ch)
     tc_device_info dev;
     tc_device_open(&dev, ch->min_cc, ch->name);
     if (a.m) {
-        double need = 0;
-        for (int i = 0; i < ch->n_variants; i++) {
-            const tc_gemm_variant *v = &ch->variants[i];
-            if (a.variant && strcmp(a.variant, "all") != 0 && strcmp(a.variant, v->name) != 0)
-                continue;
-            double d = device_bytes(v, a.m, a.n, a.k);
-            if (d > need) need = d;
-        }
-        need += 2.0 * dev.l2_bytes + 64.0 * (1 << 20); /* L2 flush buffer, library workspace */
+        /* plus the L2 flush buffer and library workspace */
+        double need = need_dev + 2.0 * dev.l2_bytes + 64.0 * (1 << 20);
         if (need > (double)dev.mem_free)
             tc_usage_error(ch->name,
                            "--size %ldx%ldx%ld needs %.1f GiB of GPU memory; %s has %.1f "
@@ -554,12 +546,9 @@ int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *ch)
                            a.m, a.n, a.k, need / (1 << 30), dev.name,
                            (double)dev.mem_free / (1 << 30));
     }
-    if (a.mode == TC_MODE_DEFAULT && a.variant && strcmp(a.variant, "all") != 0) {
-        const tc_gemm_variant *v = find_variant(ch, a.variant);
-        if (v->min_cc > dev.cc)
-            tc_skip(ch->name, "variant %s needs compute capability %d.%d; %s is %d.%d", v->name,
-                    v->min_cc / 10, v->min_cc % 10, dev.name, dev.cc / 10, dev.cc % 10);
-    }
+    if (a.mode == TC_MODE_DEFAULT && only && only->min_cc > dev.cc)
+        tc_skip(ch->name, "variant %s needs compute capability %d.%d; %s is %d.%d", only->name,
+                only->min_cc / 10, only->min_cc % 10, dev.name, dev.cc / 10, dev.cc % 10);
     fprintf(info, "%s - %s\n", ch->name, ch->summary);
     tc_device_print(&dev, info);
     void *ctx = ch->init ? ch->init(&dev, info) : NULL;
