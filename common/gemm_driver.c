@@ -36,13 +36,21 @@ typedef struct {
 
 const char *tc_gemm_unsupported(const tc_gemm_variant *v, long M, long N, long K)
 {
-    static char msg[160];
-    int mm = v->mult_m > 1 ? v->mult_m : 1, mn = v->mult_n > 1 ? v->mult_n : 1,
-        mk = v->mult_k > 1 ? v->mult_k : 1;
-    if (M % mm == 0 && N % mn == 0 && K % mk == 0) return NULL;
-    snprintf(msg, sizeof msg,
-             "variant %s needs M a multiple of %d, N of %d and K of %d (got %ldx%ldx%ld)", v->name,
-             mm, mn, mk, M, N, K);
+    static char msg[200];
+    const char *dim[3] = {"M", "N", "K"};
+    int mult[3] = {v->mult_m, v->mult_n, v->mult_k};
+    long got[3] = {M, N, K};
+    int ok = 1;
+    for (int d = 0; d < 3; d++) ok &= mult[d] <= 1 || got[d] % mult[d] == 0;
+    if (ok) return NULL;
+    int len = snprintf(msg, sizeof msg, "variant %s needs", v->name);
+    for (int d = 0, first = 1; d < 3; d++)
+        if (mult[d] > 1) {
+            len += snprintf(msg + len, sizeof msg - (size_t)len, "%s %s a multiple of %d",
+                            first ? "" : ",", dim[d], mult[d]);
+            first = 0;
+        }
+    snprintf(msg + len, sizeof msg - (size_t)len, " (got %ldx%ldx%ld)", M, N, K);
     return msg;
 }
 
