@@ -20,3 +20,8 @@ UNIT(checker_rejects_unwritten_element)
 UNIT(checker_integers_exact)
 UNIT(checker_sampled_catches_bad_row)
 UNIT(rel_fro_error_known_values)
+/* convolution shapes, layouts and reference: tests/test_conv_ref.c */
+UNIT(conv_shape_check)
+UNIT(conv_tensor_index_and_to_nhwc)
+UNIT(conv_ref_matches_im2col_gemm)
+UNIT(conv_ref_sampled_equals_full)
