@@ -503,7 +503,7 @@ int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *ch)
 {
     const char **names = (const char **)tc_xmalloc((size_t)ch->n_variants * sizeof *names);
     for (int i = 0; i < ch->n_variants; i++) names[i] = ch->variants[i].name;
-    tc_cli_spec spec = {ch->name, ch->summary, names, ch->n_variants, MAX_DIM, 20, 5};
+    tc_cli_spec spec = {ch->name, ch->summary, names, ch->n_variants, MAX_DIM, 20, 5, NULL, 0};
     tc_args a;
     tc_parse_args(argc, argv, &spec, &a);
     if (a.mode == TC_MODE_LIST) {

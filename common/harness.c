@@ -187,23 +187,34 @@ void tc_device_print(const tc_device_info *d, FILE *f)
 /* ---- command line -------------------------------------------------------------------------- */
 void tc_print_usage(const tc_cli_spec *spec, FILE *f)
 {
+    int w = (int)strlen(spec->program);
+    fprintf(f, "%s - %s\n\nusage: %s [--variant NAME|all]%s", spec->program, spec->summary,
+            spec->program, spec->max_dim ? " [--size MxNxK]" : "");
+    for (int i = 0; i < spec->n_flags; i++)
+        fprintf(f, " [%s %s]", spec->flags[i].name, spec->flags[i].metavar);
     fprintf(f,
-            "%s - %s\n\n"
-            "usage: %s [--variant NAME|all] [--size MxNxK] [--reps N] [--warmup N] [--seed S]\n"
-            "       %*s [--test] [--bench] [--csv FILE] [--list] [--help]\n\n"
+            "\n       %*s [--reps N] [--warmup N] [--seed S] [--test] [--bench] [--csv FILE]\n"
+            "       %*s [--list] [--help]\n\n"
             "  (no mode)      run the default variant on the default size: verify, time, print\n"
             "  --test         every variant on the test matrix against the CPU reference\n"
             "  --bench        the bench sizes, CSV rows to stdout or to --csv FILE\n"
             "  --list         the variant table\n"
-            "  --variant V    one variant (see --list) or 'all'\n"
-            "  --size MxNxK   problem size, each in 1..%ld\n"
+            "  --variant V    one variant (see --list) or 'all'\n",
+            w, "", w, "");
+    if (spec->max_dim)
+        fprintf(f, "  --size MxNxK   problem size, each in 1..%ld\n", spec->max_dim);
+    for (int i = 0; i < spec->n_flags; i++) {
+        char left[48];
+        snprintf(left, sizeof left, "%s %s", spec->flags[i].name, spec->flags[i].metavar);
+        fprintf(f, "  %-14s %s\n", left, spec->flags[i].help);
+    }
+    fprintf(f,
             "  --reps N       timed repetitions, 1..100000 (default %d); the median is reported\n"
             "  --warmup N     untimed runs first, 0..100000 (default %d)\n"
             "  --seed S       seed of the random inputs, 0..2^64-1 (default 1)\n\n"
             "exit codes: 0 pass, 1 a result was wrong, 2 bad usage, 77 skipped (no GPU, GPU too\n"
             "old, library missing)\n",
-            spec->program, spec->summary, spec->program, (int)strlen(spec->program), "",
-            spec->max_dim, spec->default_reps, spec->default_warmup);
+            spec->default_reps, spec->default_warmup);
 }
 
 static long parse_long(const tc_cli_spec *spec, const char *flag, const char *text, long lo,
@@ -272,9 +283,11 @@ void tc_parse_args(int argc, char **argv, const tc_cli_spec *spec, tc_args *a)
             flagbuf[eq - arg] = '\0';
             flag = flagbuf;
         }
-        int takes = 0;
+        int takes = 0, chapter_flag = -1;
         for (size_t w = 0; w < sizeof with_value / sizeof with_value[0]; w++)
             if (strcmp(flag, with_value[w]) == 0) takes = 1;
+        for (int f = 0; f < spec->n_flags && f < TC_MAX_CHAPTER_FLAGS; f++)
+            if (strcmp(flag, spec->flags[f].name) == 0) takes = 1, chapter_flag = f;
         if (takes) {
             if (eq)
                 val = eq + 1;
@@ -286,7 +299,12 @@ void tc_parse_args(int argc, char **argv, const tc_cli_spec *spec, tc_args *a)
         } else if (eq) {
             tc_usage_error(spec->program, "unknown option '%s'", arg);
         }
-        if (strcmp(flag, "--variant") == 0) {
+        if (chapter_flag >= 0) {
+            a->flag_values[chapter_flag] = val;
+        } else if (strcmp(flag, "--size") == 0 && !spec->max_dim) {
+            tc_usage_error(spec->program, "this chapter takes no --size; see --help for its own "
+                           "problem flags");
+        } else if (strcmp(flag, "--variant") == 0) {
             int ok = strcmp(val, "all") == 0;
             for (int v = 0; v < spec->n_variants && !ok; v++)
                 ok = strcmp(val, spec->variant_names[v]) == 0;

@@ -58,6 +58,8 @@ void tc_usage_error(const char *program, const char *fmt, ...);
 /* ---- command line ------------------------------------------------------------------------- */
 typedef enum { TC_MODE_DEFAULT, TC_MODE_TEST, TC_MODE_BENCH, TC_MODE_LIST, TC_MODE_HELP } tc_mode;
 
+#define TC_MAX_CHAPTER_FLAGS 4
+
 typedef struct {
     tc_mode mode;
     const char *variant; /* NULL: the chapter's default; "all": every variant */
@@ -65,7 +67,15 @@ typedef struct {
     int reps, warmup;
     uint64_t seed;
     const char *csv_path; /* --csv FILE, NULL for stdout in bench mode */
+    /* values of the chapter's own flags (tc_cli_spec.flags), NULL when not given; the chapter
+     * checks them itself, before any CUDA call, with tc_usage_error */
+    const char *flag_values[TC_MAX_CHAPTER_FLAGS];
 } tc_args;
+
+/* A chapter-specific flag that takes a value, e.g. {"--layer", "NAME", "one layer or all"}. */
+typedef struct {
+    const char *name, *metavar, *help;
+} tc_cli_flag;
 
 /* What a chapter tells the parser. Variant names are checked here, before any CUDA call. */
 typedef struct {
@@ -73,8 +83,10 @@ typedef struct {
     const char *summary; /* one line for --help */
     const char *const *variant_names;
     int n_variants;
-    long max_dim; /* largest accepted M, N or K */
+    long max_dim; /* largest accepted M, N or K; 0: the chapter takes no --size */
     int default_reps, default_warmup;
+    const tc_cli_flag *flags; /* the chapter's own flags (at most TC_MAX_CHAPTER_FLAGS) */
+    int n_flags;
 } tc_cli_spec;
 
 /* Parses argv into args (defaults first). On bad usage prints the problem naming the bad value
