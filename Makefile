@@ -38,7 +38,9 @@ CUDNN_LIBFILE := $(firstword $(foreach p,$(CUDNN_SEARCH),$(wildcard $(p)/lib64/l
 ifneq ($(and $(CUDNN_INC),$(CUDNN_LIBFILE)),)
   HAVE_CUDNN := 1
   CUDNN_CFLAGS := -I$(dir $(CUDNN_INC))
-  CUDNN_LDFLAGS := -L$(dir $(CUDNN_LIBFILE)) -Xlinker -rpath -Xlinker $(dir $(CUDNN_LIBFILE)) -lcudnn
+  # not linked: common/cudnn_loader.c dlopen()s it (exit 77 when it is missing at run time);
+  # the RUNPATH tells dlopen where it was found at build time
+  CUDNN_LDFLAGS := -Xlinker -rpath -Xlinker $(dir $(CUDNN_LIBFILE))
   $(info cuDNN     : $(dir $(CUDNN_INC)) and $(dir $(CUDNN_LIBFILE)))
 else
   HAVE_CUDNN :=
@@ -51,10 +53,10 @@ export TC_GIT_SHA := $(GIT_SHA)
 
 DEPFLAGS  := -MMD -MP
 CFLAGS    := -std=c11 -O3 -g -Wall -Wextra -Wshadow -Wno-unused-parameter -Icommon \
-             -I$(CUDA_PATH)/include $(DEPFLAGS)
+             -I$(CUDA_PATH)/include $(CUDNN_CFLAGS) $(DEPFLAGS)
 NVCCFLAGS := -std=c++17 -O3 -lineinfo -Icommon -Xcompiler -Wall $(DEPFLAGS)
 LDFLAGS   := -Xlinker -rpath -Xlinker $(CUDA_PATH)/lib64
-LDLIBS    := -lpthread -lm
+LDLIBS    := -lpthread -ldl -lm
 
 # The targets in SM below $(1), and the targets a chapter with minimum SM $(1) and architecture
 # suffix $(2) can use: those at or above its minimum, or for "a" (sm_90a-only) code exactly 90.
@@ -64,7 +66,7 @@ chapter_sms = $(if $(2),$(filter 90,$(SM)),$(filter-out $(call below,$(1)),$(SM)
 gencode     = $(foreach s,$(call chapter_sms,$(1),$(2)),-gencode=arch=compute_$(s)$(2),code=sm_$(s)$(2))
 
 # ---- common/ ----------------------------------------------------------------------------------
-COMMON_C   := $(wildcard common/*.c)
+COMMON_C   := $(if $(HAVE_CUDNN),$(wildcard common/*.c),$(filter-out common/cudnn_loader.c,$(wildcard common/*.c)))
 COMMON_CU  := $(wildcard common/*.cu)
 COMMON_OBJ := $(COMMON_C:%=$(BUILD)/%.o) $(COMMON_CU:%=$(BUILD)/%.o)
 LIBCOMMON  := $(BUILD)/libcommon.a

@@ -22,16 +22,17 @@ extern "C" {
 #endif
 
 typedef struct {
-    int n, c, h, w;                 /* input: batch, channels, height, width */
-    int k, r, s;                    /* filters: output channels, height, width */
+    int n, c, h, w; /* input: batch, channels, height, width */
+    int k, r, s;    /* filters: output channels, height, width */
     int pad_h, pad_w, stride_h, stride_w, dil_h, dil_w;
-    int p, q;                       /* output height, width: filled by tc_conv_shape_check */
+    int p, q; /* output height, width: filled by tc_conv_shape_check */
 } tc_conv_shape;
 
-/* Checks the shape and fills p, q. Returns NULL if valid, else a message naming the problem:
- * a size below 1, a negative padding, a stride or dilation below 1, or a (dilated) filter larger
- * than the padded input. Sizes are also capped so that every tensor has fewer than 2^31
- * elements. */
+/* Checks the shape and fills p, q (0 when invalid). Returns NULL if valid, else a message naming
+ * the problem and the bad value: a size below 1, a negative padding, a stride or dilation below 1,
+ * any of these above 2^20, a (dilated) filter larger than the padded input, or a tensor (x, w or
+ * y) with 2^31 or more elements. The message is a per-thread static buffer, valid until the next
+ * call in the same thread. */
 const char *tc_conv_shape_check(tc_conv_shape *s);
 
 /* 2 N K P Q C R S: the multiply-adds of the direct convolution, counted as two operations. */

@@ -201,8 +201,7 @@ void tc_print_usage(const tc_cli_spec *spec, FILE *f)
             "  --list         the variant table\n"
             "  --variant V    one variant (see --list) or 'all'\n",
             w, "", w, "");
-    if (spec->max_dim)
-        fprintf(f, "  --size MxNxK   problem size, each in 1..%ld\n", spec->max_dim);
+    if (spec->max_dim) fprintf(f, "  --size MxNxK   problem size, each in 1..%ld\n", spec->max_dim);
     for (int i = 0; i < spec->n_flags; i++) {
         char left[48];
         snprintf(left, sizeof left, "%s %s", spec->flags[i].name, spec->flags[i].metavar);
@@ -303,7 +302,7 @@ void tc_parse_args(int argc, char **argv, const tc_cli_spec *spec, tc_args *a)
             a->flag_values[chapter_flag] = val;
         } else if (strcmp(flag, "--size") == 0 && !spec->max_dim) {
             tc_usage_error(spec->program, "this chapter takes no --size; see --help for its own "
-                           "problem flags");
+                                          "problem flags");
         } else if (strcmp(flag, "--variant") == 0) {
             int ok = strcmp(val, "all") == 0;
             for (int v = 0; v < spec->n_variants && !ok; v++)

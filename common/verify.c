@@ -22,6 +22,11 @@
  * with one truncation per interval (u = 2^-13) the largest single error of 131072 reached 0.94 of
  * the bound (heavy tails, as biased truncation predicts), too close; with four it is about 0.25. */
 #define U_FP8_BLOCK 0x1p-11
+/* FFT and Winograd convolutions multiply transformed inputs and filters, rounded to the working
+ * precision (f32; f16 for f16 data), and the inverse transform amplifies those rounding errors
+ * (by up to ~2^6 for Winograd F(4x4, 3x3)). Modelled as input rounding of u * 2^6. */
+#define U_TRANSFORM_F32 0x1p-18
+#define U_TRANSFORM_F16 0x1p-5
 
 /* a hand-aligned table */
 // clang-format off
@@ -37,6 +42,10 @@ static const tc_precision tc_precisions[] = {
     {"bf16f32",  TC_BF16, TC_F32, 0,           U_F32_TC, U_F32, "bf16 in, f32 accumulate"},
     {"i8i32",    TC_I8,   TC_I32, 0,           0,        0,     "int8 in, int32 accumulate (exact)"},
     {"e4m3f32",  TC_E4M3, TC_F32, U_FP8_BLOCK, U_F32_TC, U_F32, "fp8 e4m3 in, f32 accumulate (running sum of ~14 bits between promotions)"},
+    {"f16f32h",  TC_F16,  TC_F16, 0,           U_F32_TC, U_F16, "f16 in, f32 accumulate, f16 out (cuDNN's pseudo-half)"},
+    {"bf16f32b", TC_BF16, TC_BF16,0,           U_F32_TC, U_BF16,"bf16 in, f32 accumulate, bf16 out"},
+    {"f32_transform", TC_F32, TC_F32, U_TRANSFORM_F32, U_F32, U_F32, "f32, FFT or Winograd convolution (transformed-domain products)"},
+    {"f16_transform", TC_F16, TC_F16, U_TRANSFORM_F16, U_F32_TC, U_F16, "f16, FFT or Winograd convolution (transformed-domain products)"},
 };
 // clang-format on
 
