@@ -475,6 +475,10 @@ static void run_case(const conv_variant *v, cudnnHandle_t handle, const conv_lay
     TC_CUDA_CHECK(cudaMemcpy(cp.d_w, h_w, nw * es, cudaMemcpyHostToDevice));
     TC_CUDA_CHECK(cudaMemset(cp.d_y, tc_poison_byte(v->type), ny * es));
 
+    /* the handle's stream must be valid before prepare: cudnnFind... runs kernels on it */
+    cudaStream_t stream;
+    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    TC_CUDNN_CHECK(cudnnSetStream(handle, stream));
     const char *why = v->api == API_GRAPH ? prepare_graph(&cp) : prepare_legacy(&cp);
     if (why) {
         snprintf(res->message, sizeof res->message, "%s", why);
@@ -483,8 +487,6 @@ static void run_case(const conv_variant *v, cudnnHandle_t handle, const conv_lay
         if (v->api == API_GRAPH) make_variant_pack(&cp);
         snprintf(res->used, sizeof res->used, "%s", cp.used);
         res->ws_bytes = cp.ws_bytes;
-        cudaStream_t stream;
-        TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
         launch(&cp, stream);
         TC_LAUNCH_CHECK();
         TC_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -516,8 +518,10 @@ static void run_case(const conv_variant *v, cudnnHandle_t handle, const conv_lay
             useful.c = layer->c_real;
             res->rate = tc_conv_flops(&useful) / (res->timing.ms_median * 1e-3) / 1e12;
         }
-        TC_CUDA_CHECK(cudaStreamDestroy(stream));
     }
+    TC_CUDA_CHECK(cudaStreamSynchronize(stream));
+    TC_CUDNN_CHECK(cudnnSetStream(handle, NULL));
+    TC_CUDA_CHECK(cudaStreamDestroy(stream));
     release_plan(&cp);
     TC_CUDA_CHECK(cudaFree(cp.d_x));
     TC_CUDA_CHECK(cudaFree(cp.d_w));
