@@ -21,7 +21,7 @@
  *   f16_nchw_tensorop   FP16 NCHW, tensor ops: the layout penalty.
  *   f16_nhwc_default    FP16 NHWC, CUDNN_DEFAULT_MATH.
  *   f16_nhwc_tensorop   FP16 NHWC, CUDNN_TENSOR_OP_MATH, heuristic algorithm: the baseline row.
- *   f16_nhwc_find       the same with cudnnFindConvolutionForwardAlgorithm (measured search).
+ *   f16_nhwc_find       the same with cudnnFindConvolutionForwardAlgorithmEx (measured search).
  *   f16_nhwc_precomp    the same with IMPLICIT_PRECOMP_GEMM forced.
  *   f16_nhwc_fma        FP16 NHWC, CUDNN_FMA_MATH: half data on CUDA cores.
  *   bf16_nhwc_tensorop  BF16 NHWC, tensor ops.
@@ -219,11 +219,18 @@ static const char *prepare_legacy(conv_plan *cp)
     } else {
         cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
         int returned = 0, chosen = -1;
-        if (cp->v->algo == ALGO_FIND)
-            TC_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithm(
-                cp->handle, cp->xd, cp->wd, cp->cd, cp->yd, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
-                &returned, perf));
-        else
+        if (cp->v->algo == ALGO_FIND) {
+            /* The Ex form runs every algorithm on our own (initialised) tensors, with a scratch
+             * workspace of FIND_WORKSPACE bytes: algorithms needing more are not tried. (The
+             * plain cudnnFindConvolutionForwardAlgorithm allocates and times on uninitialised
+             * buffers of its own.) It writes y: run_case poisons y again afterwards. */
+            void *scratch = NULL;
+            TC_CUDA_CHECK(cudaMalloc(&scratch, FIND_WORKSPACE));
+            TC_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(
+                cp->handle, cp->xd, cp->d_x, cp->wd, cp->d_w, cp->cd, cp->yd, cp->d_y,
+                CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf, scratch, FIND_WORKSPACE));
+            TC_CUDA_CHECK(cudaFree(scratch));
+        } else
             TC_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
                 cp->handle, cp->xd, cp->wd, cp->cd, cp->yd, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
                 &returned, perf));
@@ -484,6 +491,7 @@ static void run_case(const conv_variant *v, cudnnHandle_t handle, const conv_lay
         snprintf(res->message, sizeof res->message, "%s", why);
     } else {
         if (cp.ws_bytes) TC_CUDA_CHECK(cudaMalloc(&cp.d_ws, cp.ws_bytes));
+        TC_CUDA_CHECK(cudaMemset(cp.d_y, tc_poison_byte(v->type), ny * es)); /* after Find */
         if (v->api == API_GRAPH) make_variant_pack(&cp);
         snprintf(res->used, sizeof res->used, "%s", cp.used);
         res->ws_bytes = cp.ws_bytes;

@@ -41,7 +41,7 @@ void tc_cudnn_require(const char *program, FILE *info);
     X(cudnnDestroyConvolutionDescriptor)                                                           \
     X(cudnnGetConvolution2dForwardOutputDim)                                                       \
     X(cudnnGetConvolutionForwardAlgorithm_v7)                                                      \
-    X(cudnnFindConvolutionForwardAlgorithm)                                                        \
+    X(cudnnFindConvolutionForwardAlgorithmEx)                                                      \
     X(cudnnGetConvolutionForwardWorkspaceSize)                                                     \
     X(cudnnConvolutionForward)                                                                     \
     X(cudnnBackendCreateDescriptor)                                                                \
@@ -78,7 +78,7 @@ TC_CUDNN_FUNCTIONS(TC_CUDNN_DECLARE)
 #define cudnnDestroyConvolutionDescriptor       tc_cudnn_cudnnDestroyConvolutionDescriptor
 #define cudnnGetConvolution2dForwardOutputDim   tc_cudnn_cudnnGetConvolution2dForwardOutputDim
 #define cudnnGetConvolutionForwardAlgorithm_v7  tc_cudnn_cudnnGetConvolutionForwardAlgorithm_v7
-#define cudnnFindConvolutionForwardAlgorithm    tc_cudnn_cudnnFindConvolutionForwardAlgorithm
+#define cudnnFindConvolutionForwardAlgorithmEx  tc_cudnn_cudnnFindConvolutionForwardAlgorithmEx
 #define cudnnGetConvolutionForwardWorkspaceSize tc_cudnn_cudnnGetConvolutionForwardWorkspaceSize
 #define cudnnConvolutionForward                 tc_cudnn_cudnnConvolutionForward
 #define cudnnBackendCreateDescriptor            tc_cudnn_cudnnBackendCreateDescriptor
