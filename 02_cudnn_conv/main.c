@@ -122,6 +122,7 @@ static const int n_layers = (int)(sizeof layers / sizeof layers[0]);
 static const int n_test_shapes = (int)(sizeof test_shapes / sizeof test_shapes[0]);
 
 #define DEFAULT_LAYER    3 /* res3_3x3_c128 */
+#define FIND_WORKSPACE   ((size_t)256 << 20)
 #define FULL_CHECK_LIMIT 2147483648.0
 #define SAMPLE_RANDOM    4096
 
