@@ -708,21 +708,10 @@ static int run_tests(const tc_args *a, const tc_device_info *dev, cudnnHandle_t 
                      &r);
             printf("%s %-19s %-14s %-38s ", r.pass ? "PASS" : "FAIL", v->name, test_shapes[t].name,
                    r.used);
-            if (r.ran)
-                tc_check_print(&r.check, stdout);
-            else
-                printf("%s\n", r.message);
-            fflush(stdout);
-            if (r.pass)
-                passed++;
-            else
-                failed++;
+            tc_test_line_end(r.ran, r.pass, &r.check, r.message, &passed, &failed);
         }
     }
-    printf("02_cudnn_conv --test: %d passed, %d failed, %d skipped\n", passed, failed, skipped);
-    if (failed) return TC_EXIT_WRONG;
-    if (!passed) tc_skip("02_cudnn_conv", "no variant can run on this GPU");
-    return TC_EXIT_PASS;
+    return tc_test_finish("02_cudnn_conv", passed, failed, skipped);
 }
 
 int main(int argc, char **argv)

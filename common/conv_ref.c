@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "conv_ref.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,20 +144,18 @@ typedef struct {
     const tc_sample *sample;
     float *xf, *wf;
     double *ref;
-    int nthreads;
     int phase; /* 0: convert, 1: sums */
-    int tid;
 } conv_job;
 
-static void *conv_worker(void *arg)
+static void conv_worker(void *ctx, int tid, int nthreads)
 {
-    conv_job *j = (conv_job *)arg;
+    conv_job *j = (conv_job *)ctx;
     const tc_conv_shape *s = j->s;
     const int C = s->c, H = s->h, W = s->w, R = s->r, S = s->s, P = s->p, Q = s->q;
     if (j->phase == 0) {
         /* units: the N*H input rows (n, h) of W*C elements, then the K filters of R*S*C */
         long rows = (long)s->n * H, total = rows + s->k;
-        long lo = total * j->tid / j->nthreads, hi = total * (j->tid + 1) / j->nthreads;
+        long lo = total * tid / nthreads, hi = total * (tid + 1) / nthreads;
         for (long u = lo; u < hi; u++) {
             if (u < rows) {
                 int n = (int)(u / H), h = (int)(u % H);
@@ -177,10 +174,10 @@ static void *conv_worker(void *arg)
                                                   tc_tensor_index(j->l, C, R, S, k, c, r, ss));
             }
         }
-        return NULL;
+        return;
     }
     long ne = j->sample->n;
-    long lo = ne * j->tid / j->nthreads, hi = ne * (j->tid + 1) / j->nthreads;
+    long lo = ne * tid / nthreads, hi = ne * (tid + 1) / nthreads;
     for (long e = lo; e < hi; e++) {
         long row, k;
         tc_sample_get(j->sample, e, &row, &k);
@@ -206,27 +203,6 @@ static void *conv_worker(void *arg)
         }
         j->ref[e] = (s0 + s1) + (s2 + s3);
     }
-    return NULL;
-}
-
-static void conv_run_phase(conv_job *base, int phase)
-{
-    int nt = base->nthreads;
-    pthread_t *th = (pthread_t *)tc_xmalloc((size_t)nt * sizeof *th);
-    conv_job *jobs = (conv_job *)tc_xmalloc((size_t)nt * sizeof *jobs);
-    for (int t = 0; t < nt; t++) {
-        jobs[t] = *base;
-        jobs[t].phase = phase;
-        jobs[t].tid = t;
-        if (t > 0 && pthread_create(&th[t], NULL, conv_worker, &jobs[t]) != 0) {
-            fprintf(stderr, "error: pthread_create failed\n");
-            exit(TC_EXIT_WRONG);
-        }
-    }
-    conv_worker(&jobs[0]);
-    for (int t = 1; t < nt; t++) pthread_join(th[t], NULL);
-    free(th);
-    free(jobs);
 }
 
 void tc_ref_conv(const tc_conv_shape *s, const void *x, const void *w, tc_dtype t,
@@ -249,11 +225,12 @@ void tc_ref_conv(const tc_conv_shape *s, const void *x, const void *w, tc_dtype 
     job.l = l;
     job.sample = sample;
     job.ref = ref;
-    job.nthreads = tc_cpu_threads();
     job.xf = (float *)tc_xmalloc((size_t)s->n * s->h * s->w * s->c * sizeof(float));
     job.wf = (float *)tc_xmalloc((size_t)s->k * s->r * s->s * s->c * sizeof(float));
-    conv_run_phase(&job, 0);
-    conv_run_phase(&job, 1);
+    job.phase = 0;
+    tc_parallel(conv_worker, &job);
+    job.phase = 1;
+    tc_parallel(conv_worker, &job);
     free(job.xf);
     free(job.wf);
 }

@@ -324,21 +324,10 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
             uint64_t seed = a->seed * 1000003u + (uint64_t)(vi * 100 + si);
             run_case(v, ctx, M, N, K, 0, 0, seed, 0, 0, 0, &r);
             printf("%s %-18s %5ldx%-5ldx%-5ld ", r.pass ? "PASS" : "FAIL", v->name, M, N, K);
-            if (r.ran)
-                tc_check_print(&r.check, stdout);
-            else
-                printf("%s\n", r.message);
-            fflush(stdout);
-            if (r.pass)
-                passed++;
-            else
-                failed++;
+            tc_test_line_end(r.ran, r.pass, &r.check, r.message, &passed, &failed);
         }
     }
-    printf("%s --test: %d passed, %d failed, %d skipped\n", ch->name, passed, failed, skipped);
-    if (failed) return TC_EXIT_WRONG;
-    if (!passed) tc_skip(ch->name, "no variant can run on this GPU");
-    return TC_EXIT_PASS;
+    return tc_test_finish(ch->name, passed, failed, skipped);
 }
 
 static int mode_default(const tc_gemm_chapter *ch, const tc_args *a, const tc_device_info *dev,

@@ -6,6 +6,7 @@
 #include "convert.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -65,6 +66,37 @@ int tc_cpu_threads(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)(n > 256 ? 256 : n) : 1;
+}
+
+typedef struct {
+    void (*fn)(void *, int, int);
+    void *ctx;
+    int tid, n;
+} parallel_arg;
+
+static void *parallel_entry(void *arg)
+{
+    parallel_arg *a = (parallel_arg *)arg;
+    a->fn(a->ctx, a->tid, a->n);
+    return NULL;
+}
+
+void tc_parallel(void (*fn)(void *ctx, int tid, int nthreads), void *ctx)
+{
+    int n = tc_cpu_threads();
+    pthread_t *th = (pthread_t *)tc_xmalloc((size_t)n * sizeof *th);
+    parallel_arg *args = (parallel_arg *)tc_xmalloc((size_t)n * sizeof *args);
+    for (int t = 0; t < n; t++) {
+        args[t] = (parallel_arg){fn, ctx, t, n};
+        if (t > 0 && pthread_create(&th[t], NULL, parallel_entry, &args[t]) != 0) {
+            fprintf(stderr, "error: pthread_create failed\n");
+            exit(TC_EXIT_WRONG);
+        }
+    }
+    fn(ctx, 0, n);
+    for (int t = 1; t < n; t++) pthread_join(th[t], NULL);
+    free(th);
+    free(args);
 }
 
 /* ---- element types ------------------------------------------------------------------------- */

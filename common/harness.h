@@ -131,6 +131,10 @@ void tc_bench_csv_write(FILE *f, const tc_bench_row *row, const tc_device_info *
 void *tc_xmalloc(size_t bytes); /* exits 1 with a message when the host is out of memory */
 size_t tc_host_memory_bytes(void);
 int tc_cpu_threads(void); /* online CPUs, at least 1 */
+/* Runs fn(ctx, tid, nthreads) for tid = 0 .. nthreads-1 on tc_cpu_threads() threads (tid 0 on the
+ * caller's own) and returns when all are done. Each call splits its work by tid. */
+void tc_parallel(void (*fn)(void *ctx, int tid, int nthreads),
+                 void *ctx); /* online CPUs, at least 1 */
 
 #ifdef __cplusplus
 }

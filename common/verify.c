@@ -3,7 +3,6 @@
 #include "verify.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,18 +158,16 @@ typedef struct {
     float *af, *bf;
     long K;
     double *ref;
-    int nthreads;
     int phase; /* 0: convert, 1: dot products */
-    int tid;
 } ref_job;
 
-static void *ref_worker(void *arg)
+static void ref_worker(void *ctx, int tid, int nthreads)
 {
-    ref_job *j = (ref_job *)arg;
+    ref_job *j = (ref_job *)ctx;
     long K = j->K;
     if (j->phase == 0) {
         long rows = j->A->rows, cols = j->B->cols, total = rows + cols;
-        long lo = total * j->tid / j->nthreads, hi = total * (j->tid + 1) / j->nthreads;
+        long lo = total * tid / nthreads, hi = total * (tid + 1) / nthreads;
         for (long r = lo; r < hi; r++) {
             if (r < rows)
                 for (long k = 0; k < K; k++) j->af[r * K + k] = (float)elem(j->A, r, k);
@@ -178,10 +175,10 @@ static void *ref_worker(void *arg)
                 for (long k = 0; k < K; k++)
                     j->bf[(r - rows) * K + k] = (float)elem(j->B, k, r - rows);
         }
-        return NULL;
+        return;
     }
     long n = j->s->n;
-    long lo = n * j->tid / j->nthreads, hi = n * (j->tid + 1) / j->nthreads;
+    long lo = n * tid / nthreads, hi = n * (tid + 1) / nthreads;
     for (long e = lo; e < hi; e++) {
         long i, c;
         tc_sample_get(j->s, e, &i, &c);
@@ -197,27 +194,6 @@ static void *ref_worker(void *arg)
         for (; k < K; k++) s0 += (double)a[k] * (double)b[k];
         j->ref[e] = (s0 + s1) + (s2 + s3);
     }
-    return NULL;
-}
-
-static void run_phase(ref_job *base, int phase)
-{
-    int nt = base->nthreads;
-    pthread_t *th = (pthread_t *)tc_xmalloc((size_t)nt * sizeof *th);
-    ref_job *jobs = (ref_job *)tc_xmalloc((size_t)nt * sizeof *jobs);
-    for (int t = 0; t < nt; t++) {
-        jobs[t] = *base;
-        jobs[t].phase = phase;
-        jobs[t].tid = t;
-        if (t > 0 && pthread_create(&th[t], NULL, ref_worker, &jobs[t]) != 0) {
-            fprintf(stderr, "error: pthread_create failed\n");
-            exit(TC_EXIT_WRONG);
-        }
-    }
-    ref_worker(&jobs[0]);
-    for (int t = 1; t < nt; t++) pthread_join(th[t], NULL);
-    free(th);
-    free(jobs);
 }
 
 void tc_ref_gemm(const tc_matrix *A, const tc_matrix *B, const tc_sample *s, double *ref)
@@ -233,11 +209,12 @@ void tc_ref_gemm(const tc_matrix *A, const tc_matrix *B, const tc_sample *s, dou
     job.s = s;
     job.K = A->cols;
     job.ref = ref;
-    job.nthreads = tc_cpu_threads();
     job.af = (float *)tc_xmalloc((size_t)A->rows * (size_t)job.K * sizeof(float));
     job.bf = (float *)tc_xmalloc((size_t)B->cols * (size_t)job.K * sizeof(float));
-    run_phase(&job, 0);
-    run_phase(&job, 1);
+    job.phase = 0;
+    tc_parallel(ref_worker, &job);
+    job.phase = 1;
+    tc_parallel(ref_worker, &job);
     free(job.af);
     free(job.bf);
 }
@@ -319,4 +296,26 @@ void tc_check_print(const tc_check_result *r, FILE *f)
         fprintf(f, "; worst C(%ld,%ld) = %.9g, ref %.9g", r->worst_i, r->worst_j, r->worst_got,
                 r->worst_ref);
     fputc('\n', f);
+}
+
+void tc_test_line_end(int ran, int pass, const tc_check_result *r, const char *why, int *passed,
+                      int *failed)
+{
+    if (ran)
+        tc_check_print(r, stdout);
+    else
+        printf("%s\n", why);
+    fflush(stdout);
+    if (pass)
+        (*passed)++;
+    else
+        (*failed)++;
+}
+
+int tc_test_finish(const char *program, int passed, int failed, int skipped)
+{
+    printf("%s --test: %d passed, %d failed, %d skipped\n", program, passed, failed, skipped);
+    if (failed) return TC_EXIT_WRONG;
+    if (!passed) tc_skip(program, "no variant can run on this GPU");
+    return TC_EXIT_PASS;
 }

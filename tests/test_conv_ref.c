@@ -16,23 +16,6 @@ static tc_conv_shape shape(int n, int c, int h, int w, int k, int r, int s, int 
     return x;
 }
 
-/* count elements of type t, uniform [-1, 1) rounded to t (integers in [-128, 127] for int8) */
-static void *random_tensor(tc_dtype t, size_t count, tc_rng *rng)
-{
-    void *h = malloc(count * tc_dtype_size(t));
-    for (size_t i = 0; i < count; i++) {
-        float x = tc_rng_uniform(rng, -1.0f, 1.0f);
-        switch (t) {
-        case TC_F32: ((float *)h)[i] = x; break;
-        case TC_F16: ((uint16_t *)h)[i] = tc_f32_to_f16(x); break;
-        case TC_BF16: ((uint16_t *)h)[i] = tc_f32_to_bf16(x); break;
-        case TC_I8: ((int8_t *)h)[i] = (int8_t)tc_rng_int(rng, -128, 127); break;
-        default: break;
-        }
-    }
-    return h;
-}
-
 int unit_conv_shape_check(void)
 {
     /* P = (H + 2 pad - ((R-1) dil + 1)) / stride + 1 */
@@ -156,7 +139,7 @@ int unit_conv_tensor_index_and_to_nhwc(void)
             tc_tensor_layout l = li ? TC_NHWC : TC_NCHW;
             int N = 3, C = 5 + ti, H = 7, W = 6 - li;
             size_t count = (size_t)N * C * H * W, es = tc_dtype_size(t);
-            unsigned char *src = random_tensor(t, count, &rng), *dst = malloc(count * es);
+            unsigned char *src = unit_random_values(t, count, &rng), *dst = malloc(count * es);
             memset(dst, 0x5A, count * es);
             for (size_t e = 0; e < count; e++) {
                 if (e % 7 == 0) memset(src + e * es, tc_poison_byte(t), es);
@@ -272,8 +255,8 @@ int unit_conv_ref_matches_im2col_gemm(void)
                 tc_dtype t = types[ti];
                 tc_tensor_layout l = li ? TC_NHWC : TC_NCHW;
                 long rows = (long)s.n * s.p * s.q, crs = (long)s.c * s.r * s.s;
-                void *x = random_tensor(t, (size_t)s.n * s.c * s.h * s.w, &rng);
-                void *w = random_tensor(t, (size_t)s.k * crs, &rng);
+                void *x = unit_random_values(t, (size_t)s.n * s.c * s.h * s.w, &rng);
+                void *w = unit_random_values(t, (size_t)s.k * crs, &rng);
                 float *a = malloc((size_t)(rows * crs) * sizeof *a);
                 float *b = malloc((size_t)(crs * s.k) * sizeof *b);
                 float *aa = malloc((size_t)(rows * crs) * sizeof *aa);
@@ -326,8 +309,8 @@ int unit_conv_ref_sampled_equals_full(void)
     long rows = (long)s.n * s.p * s.q, crs = (long)s.c * s.r * s.s;
     tc_rng rng;
     tc_rng_seed(&rng, 44);
-    void *x = random_tensor(TC_F16, (size_t)s.n * s.c * s.h * s.w, &rng);
-    void *w = random_tensor(TC_F16, (size_t)(s.k * crs), &rng);
+    void *x = unit_random_values(TC_F16, (size_t)s.n * s.c * s.h * s.w, &rng);
+    void *w = unit_random_values(TC_F16, (size_t)(s.k * crs), &rng);
     for (int li = 0; li < 2; li++) {
         tc_tensor_layout l = li ? TC_NHWC : TC_NCHW;
         tc_sample full = tc_sample_make(rows, s.k, crs, 1e18, 0, &rng);

@@ -9,27 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Random rows x cols matrix of type t in the given layout (ld = tight), values as the GEMM driver
- * makes them: uniform [-1, 1) rounded to t, integers in [-128, 127] for int8. */
-static void *random_matrix(tc_dtype t, long rows, long cols, tc_layout layout, tc_rng *rng)
-{
-    size_t n = (size_t)(rows * cols);
-    void *h = malloc(n * tc_dtype_size(t));
-    for (size_t i = 0; i < n; i++) {
-        float x = tc_rng_uniform(rng, -1.0f, 1.0f);
-        switch (t) {
-        case TC_F32: ((float *)h)[i] = x; break;
-        case TC_F16: ((uint16_t *)h)[i] = tc_f32_to_f16(x); break;
-        case TC_BF16: ((uint16_t *)h)[i] = tc_f32_to_bf16(x); break;
-        case TC_I8: ((int8_t *)h)[i] = (int8_t)tc_rng_int(rng, -128, 127); break;
-        case TC_E4M3: ((uint8_t *)h)[i] = tc_f32_to_e4m3(x); break;
-        default: break;
-        }
-    }
-    (void)layout;
-    return h;
-}
-
 /* The naive loop: element (i,j) = sum over k in plain order, in long double. */
 static long double naive(const tc_matrix *A, const tc_matrix *B, long i, long j)
 {
@@ -51,8 +30,8 @@ int unit_ref_gemm_matches_naive_loops(void)
                 long M = 13 + ti, N = 7 + la, K = 37 + lb;
                 tc_layout a_l = la ? TC_COL_MAJOR : TC_ROW_MAJOR,
                           b_l = lb ? TC_COL_MAJOR : TC_ROW_MAJOR;
-                void *a = random_matrix(types[ti], M, K, a_l, &rng),
-                     *b = random_matrix(types[ti], K, N, b_l, &rng);
+                void *a = unit_random_values(types[ti], (size_t)(M) * (size_t)(K), &rng),
+                     *b = unit_random_values(types[ti], (size_t)(K) * (size_t)(N), &rng);
                 tc_matrix A = tc_matrix_make(a, types[ti], M, K, a_l, a_l == TC_ROW_MAJOR ? K : M);
                 tc_matrix B = tc_matrix_make(b, types[ti], K, N, b_l, b_l == TC_ROW_MAJOR ? N : K);
                 tc_sample s = tc_sample_make(M, N, K, 1e18, 0, &rng);
@@ -100,8 +79,8 @@ int unit_ref_gemm_sampled_equals_full(void)
     long M = 40, N = 30, K = 20;
     tc_rng rng;
     tc_rng_seed(&rng, 3);
-    void *a = random_matrix(TC_F16, M, K, TC_ROW_MAJOR, &rng),
-         *b = random_matrix(TC_F16, K, N, TC_COL_MAJOR, &rng);
+    void *a = unit_random_values(TC_F16, (size_t)(M) * (size_t)(K), &rng),
+         *b = unit_random_values(TC_F16, (size_t)(K) * (size_t)(N), &rng);
     tc_matrix A = tc_matrix_make(a, TC_F16, M, K, TC_ROW_MAJOR, K);
     tc_matrix B = tc_matrix_make(b, TC_F16, K, N, TC_COL_MAJOR, K);
     tc_sample full = tc_sample_make(M, N, K, 1e18, 0, &rng);

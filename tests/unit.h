@@ -6,6 +6,9 @@
 #ifndef TC_UNIT_H
 #define TC_UNIT_H
 
+#include "convert.h"
+#include "harness.h"
+
 #include <stdio.h>
 
 #define UNIT_CHECK(cond, ...)                                                                      \
@@ -17,6 +20,10 @@
             return 1;                                                                              \
         }                                                                                          \
     } while (0)
+
+/* count random values of type t, as the chapter drivers make them: uniform [-1, 1) rounded to t,
+ * integers in [-128, 127] for int8 (malloc'd; free it) */
+void *unit_random_values(tc_dtype t, size_t count, tc_rng *rng);
 
 #define UNIT(name) int unit_##name(void);
 #include "unit_list.h"
