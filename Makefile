@@ -21,20 +21,24 @@ MAKEFLAGS += --no-builtin-rules
 # too, is compiled, so CI checks that it all builds).
 SM_DEFAULT := 80 90
 ifeq ($(origin SM),undefined)
-  SM_DETECTED := $(sort $(subst .,,$(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null)))
+  SM_DETECTED := $(sort $(subst .,,$(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | grep -E '^[0-9]+\.[0-9]+$$')))
   SM := $(if $(SM_DETECTED),$(SM_DETECTED),$(SM_DEFAULT))
   SM_FROM := $(if $(SM_DETECTED),detected with nvidia-smi,no GPU visible: default list)
 else
   SM_FROM := set by the user
 endif
 $(info SM        : $(SM) ($(SM_FROM)))
+ifneq ($(strip $(shell echo '$(SM)' | tr ' ' '\n' | grep -vE '^[0-9]+$$')),)
+  $(error SM="$(SM)": give compute capabilities as numbers without a dot, e.g. SM="80 90")
+endif
 
 # ---- cuDNN (optional: only chapter 02 needs it) ------------------------------------------------
 # Found in $(CUDNN_PATH), the CUDA toolkit, or the system folders (Debian/Ubuntu packages put it in
 # /usr/include/x86_64-linux-gnu and /usr/lib/x86_64-linux-gnu).
-CUDNN_SEARCH := $(CUDNN_PATH) $(CUDA_PATH) /usr/local /usr
+# A CUDNN_PATH that is set is the only place searched.
+CUDNN_SEARCH := $(if $(CUDNN_PATH),$(CUDNN_PATH),$(CUDA_PATH) /usr/local /usr)
 CUDNN_INC := $(firstword $(foreach p,$(CUDNN_SEARCH),$(wildcard $(p)/include/cudnn.h $(p)/include/x86_64-linux-gnu/cudnn.h $(p)/include/aarch64-linux-gnu/cudnn.h)))
-CUDNN_LIBFILE := $(firstword $(foreach p,$(CUDNN_SEARCH),$(wildcard $(p)/lib64/libcudnn.so $(p)/lib/libcudnn.so $(p)/lib/x86_64-linux-gnu/libcudnn.so $(p)/lib/aarch64-linux-gnu/libcudnn.so)))
+CUDNN_LIBFILE := $(firstword $(foreach p,$(CUDNN_SEARCH),$(foreach l,lib64 lib lib/x86_64-linux-gnu lib/aarch64-linux-gnu,$(wildcard $(p)/$(l)/libcudnn.so.9 $(p)/$(l)/libcudnn.so))))
 ifneq ($(and $(CUDNN_INC),$(CUDNN_LIBFILE)),)
   HAVE_CUDNN := 1
   CUDNN_CFLAGS := -I$(dir $(CUDNN_INC))
@@ -65,17 +69,23 @@ below       = $(foreach s,$(SM),$(if $(shell [ $(s) -lt $(1) ] && echo y),$(s)))
 chapter_sms = $(if $(2),$(filter 90,$(SM)),$(filter-out $(call below,$(1)),$(SM)))
 gencode     = $(foreach s,$(call chapter_sms,$(1),$(2)),-gencode=arch=compute_$(s)$(2),code=sm_$(s)$(2))
 
+# Everything is rebuilt when the compilers, flags or targets change (e.g. `make SM=80`, then
+# `make`): objects depend on a stamp file whose content is the current settings.
+FLAGS_STAMP := $(BUILD)/.flags
+FLAGS_NOW := $(NVCC) | $(HOST_CC) | $(SM) | $(CFLAGS) | $(NVCCFLAGS) | $(CUDNN_CFLAGS)
+$(shell mkdir -p $(BUILD); [ "$$(cat $(FLAGS_STAMP) 2>/dev/null)" = "$(FLAGS_NOW)" ] || echo "$(FLAGS_NOW)" > $(FLAGS_STAMP))
+
 # ---- common/ ----------------------------------------------------------------------------------
 COMMON_C   := $(if $(HAVE_CUDNN),$(wildcard common/*.c),$(filter-out common/cudnn_loader.c,$(wildcard common/*.c)))
 COMMON_CU  := $(wildcard common/*.cu)
 COMMON_OBJ := $(COMMON_C:%=$(BUILD)/%.o) $(COMMON_CU:%=$(BUILD)/%.o)
 LIBCOMMON  := $(BUILD)/libcommon.a
 
-$(BUILD)/common/%.c.o: common/%.c
+$(BUILD)/common/%.c.o: common/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(HOST_CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/common/%.cu.o: common/%.cu
+$(BUILD)/common/%.cu.o: common/%.cu $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(call gencode,70,) -c $< -o $@
 
@@ -88,7 +98,7 @@ UNIT_SRC := $(wildcard tests/*.c)
 UNIT_OBJ := $(UNIT_SRC:%=$(BUILD)/%.o)
 UNIT_BIN := $(BUILD)/tests/unit_tests
 
-$(BUILD)/tests/%.c.o: tests/%.c
+$(BUILD)/tests/%.c.o: tests/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(HOST_CC) $(CFLAGS) -Itests -c $< -o $@
 
@@ -120,11 +130,11 @@ $(1)_GENCODE := $$(call gencode,$$($(1)_MIN_SM),$$($(1)_ARCH))
 $(1)_XCFLAGS := $$(if $$(filter cudnn,$$($(1)_NEEDS)),$$(CUDNN_CFLAGS))
 $(1)_XLIBS := $$(if $$(filter cudnn,$$($(1)_NEEDS)),$$(CUDNN_LDFLAGS))
 
-$(BUILD)/$(1)/%.c.o: $(1)/%.c
+$(BUILD)/$(1)/%.c.o: $(1)/%.c $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
 	$$(HOST_CC) $$(CFLAGS) -I$(1) $$($(1)_XCFLAGS) -c $$< -o $$@
 
-$(BUILD)/$(1)/%.cu.o: $(1)/%.cu
+$(BUILD)/$(1)/%.cu.o: $(1)/%.cu $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
 	$$(NVCC) $$(NVCCFLAGS) -I$(1) $$($(1)_XCFLAGS) $$($(1)_GENCODE) -c $$< -o $$@
 

@@ -336,6 +336,7 @@ static const char *prepare_graph(conv_plan *cp)
     TC_CUDNN_CHECK(cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS,
                                             CUDNN_TYPE_BACKEND_DESCRIPTOR, MAX_CFGS, &n_cfgs,
                                             cfgs));
+    if (n_cfgs > MAX_CFGS) n_cfgs = MAX_CFGS; /* the count is of all configurations */
     const char *why = "no engine configuration of the heuristics finalized into a plan";
     for (int64_t i = 0; i < n_cfgs && why; i++) {
         cudnnBackendDescriptor_t plan = make_desc(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
@@ -360,6 +361,7 @@ static const char *prepare_graph(conv_plan *cp)
         TC_CUDNN_CHECK(cudnnBackendGetAttribute(engine, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
                                                 CUDNN_TYPE_NUMERICAL_NOTE,
                                                 CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &n_notes, notes));
+        if (n_notes > CUDNN_NUMERICAL_NOTE_TYPE_COUNT) n_notes = CUDNN_NUMERICAL_NOTE_TYPE_COUNT;
         for (int64_t j = 0; j < n_notes; j++) {
             if (notes[j] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE) cp->engine_tensor_core = 1;
             if (notes[j] == CUDNN_NUMERICAL_NOTE_FFT || notes[j] == CUDNN_NUMERICAL_NOTE_WINOGRAD)
@@ -553,20 +555,22 @@ static const tc_cli_flag flags[] = {
 static void parse_shape(const char *text, conv_layer *out)
 {
     long v[10] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1};
-    int n = 0;
+    int n = 0, ok = 1;
     const char *p = text;
-    while (*p && n < 10) {
-        char *end;
-        if (*p != '-' && (*p < '0' || *p > '9')) break;
-        v[n++] = strtol(p, &end, 10);
-        if (end == p || v[n - 1] > (1L << 20) || v[n - 1] < -(1L << 20)) break;
-        p = end;
-        if (*p == ',')
+    while (ok && n < 10) { /* numbers separated by single commas, each starting with a digit */
+        if (n > 0) {
+            if (*p != ',') break;
             p++;
+        }
+        char *end;
+        const char *digits = *p == '-' ? p + 1 : p;
+        if (*digits < '0' || *digits > '9')
+            ok = 0;
         else
-            break;
+            v[n++] = strtol(p, &end, 10), p = end;
+        if (ok && (v[n - 1] > (1L << 20) || v[n - 1] < -(1L << 20))) ok = 0;
     }
-    if (*p != '\0' || (n != 7 && n != 10))
+    if (!ok || *p != '\0' || (n != 7 && n != 10))
         tc_usage_error("02_cudnn_conv",
                        "bad --shape '%s': expected N,C,H,W,K,R,S or N,C,H,W,K,R,S,PAD,STRIDE,DIL "
                        "(integers)",
@@ -762,7 +766,8 @@ int main(int argc, char **argv)
         const tc_conv_shape *s = &custom.shape;
         double nx = (double)s->n * s->c * s->h * s->w, nw = (double)s->k * s->c * s->r * s->s,
                ny = (double)s->n * s->k * s->p * s->q;
-        double need = 8.0 * (nx + nw) + 8.0 * ny, host = (double)tc_host_memory_bytes();
+        /* x, w (as stored and as float), y as stored and its NHWC copy, reference values */
+        double need = 8.0 * (nx + nw) + 16.0 * ny, host = (double)tc_host_memory_bytes();
         if (host > 0 && need > host)
             tc_usage_error(spec.program,
                            "bad --shape '%s': needs %.1f GiB of host memory, this "

@@ -71,8 +71,9 @@ static double device_bytes(const tc_gemm_variant *v, long M, long N, long K)
 
 static double host_bytes(const tc_gemm_variant *v, long M, long N, long K)
 {
-    /* inputs and output as stored, the reference's float copies, the reference values */
-    return device_bytes(v, M, N, K) + 4.0 * ((double)M * K + (double)K * N) + 8.0 * (double)M * N;
+    /* inputs and output as stored, the f32 data they were rounded from, the reference's float
+     * copies, the reference values (at most one double per element of C) */
+    return device_bytes(v, M, N, K) + 8.0 * ((double)M * K + (double)K * N) + 8.0 * (double)M * N;
 }
 
 /* ---- inputs -------------------------------------------------------------------------------- */
@@ -511,7 +512,10 @@ int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *ch)
         const char *why = only ? tc_gemm_unsupported(only, a.m, a.n, a.k) : NULL;
         if (why) tc_usage_error(ch->name, "bad --size: %s", why);
         for (int i = 0; i < ch->n_variants; i++) {
-            if (only && &ch->variants[i] != only) continue;
+            /* the named variant and its baseline (bench runs the baseline too) */
+            if (only && &ch->variants[i] != only &&
+                !(only->baseline && strcmp(only->baseline, ch->variants[i].name) == 0))
+                continue;
             double d = device_bytes(&ch->variants[i], a.m, a.n, a.k);
             double h = host_bytes(&ch->variants[i], a.m, a.n, a.k);
             if (d > need_dev) need_dev = d;

@@ -253,8 +253,10 @@ static long parse_long(const tc_cli_spec *spec, const char *flag, const char *te
 {
     char *end = NULL;
     errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno || end == text || *end != '\0' || v < lo || v > hi)
+    /* strtol also takes leading blanks and '+': accept only an optional '-' and digits */
+    const char *digits = text[0] == '-' ? text + 1 : text;
+    long v = *digits >= '0' && *digits <= '9' ? strtol(text, &end, 10) : 0;
+    if (!end || errno || end == text || *end != '\0' || v < lo || v > hi)
         tc_usage_error(spec->program, "bad value '%s' for %s: expected an integer in %ld..%ld",
                        text, flag, lo, hi);
     return v;
@@ -354,14 +356,14 @@ void tc_parse_args(int argc, char **argv, const tc_cli_spec *spec, tc_args *a)
         } else if (strcmp(flag, "--warmup") == 0) {
             a->warmup = (int)parse_long(spec, flag, val, 0, 100000);
         } else if (strcmp(flag, "--seed") == 0) {
+            /* digits only: strtoull would take blanks, '+' and even '-' (negating) */
             char *end = NULL;
             errno = 0;
-            if (val[0] == '-' || val[0] == '+') end = (char *)val;
-            unsigned long long s = end ? 0 : strtoull(val, &end, 10);
-            if (errno || end == val || *end != '\0')
+            unsigned long long v = val[0] >= '0' && val[0] <= '9' ? strtoull(val, &end, 10) : 0;
+            if (!end || errno || *end != '\0')
                 tc_usage_error(spec->program,
                                "bad value '%s' for --seed: expected an integer in 0..2^64-1", val);
-            a->seed = (uint64_t)s;
+            a->seed = (uint64_t)v;
         } else if (strcmp(flag, "--csv") == 0) {
             a->csv_path = val;
         } else if (strcmp(arg, "--test") == 0 || strcmp(arg, "--check") == 0) {
@@ -383,6 +385,13 @@ void tc_parse_args(int argc, char **argv, const tc_cli_spec *spec, tc_args *a)
     if (modes > 1) tc_usage_error(spec->program, "--test, --bench and --list exclude each other");
     if (a->csv_path && a->mode != TC_MODE_BENCH)
         tc_usage_error(spec->program, "--csv goes with --bench");
+    if (a->csv_path) { /* find out now, not after minutes of measurements */
+        FILE *f = fopen(a->csv_path, "w");
+        if (!f)
+            tc_usage_error(spec->program, "cannot write --csv '%s': %s", a->csv_path,
+                           strerror(errno));
+        fclose(f);
+    }
     if (a->mode == TC_MODE_TEST && a->m)
         tc_usage_error(spec->program, "--test runs its own size matrix; drop --size");
 }

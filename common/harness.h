@@ -133,8 +133,7 @@ size_t tc_host_memory_bytes(void);
 int tc_cpu_threads(void); /* online CPUs, at least 1 */
 /* Runs fn(ctx, tid, nthreads) for tid = 0 .. nthreads-1 on tc_cpu_threads() threads (tid 0 on the
  * caller's own) and returns when all are done. Each call splits its work by tid. */
-void tc_parallel(void (*fn)(void *ctx, int tid, int nthreads),
-                 void *ctx); /* online CPUs, at least 1 */
+void tc_parallel(void (*fn)(void *ctx, int tid, int nthreads), void *ctx);
 
 #ifdef __cplusplus
 }

@@ -19,10 +19,11 @@
  * random walk; the accumulator term like K, because the running sum (of size ~ s*sqrt(K)) is
  * rounded about K times and tensor cores truncate rather than round, which biases the errors.
  * TC_TOL_LAMBDA = 4 leaves room for the tail of the distribution. Measured on an H200 (cuBLAS,
- * chapter 01, K up to 8192): the largest error of an f32-accumulating tensor-core or CUDA-core
- * GEMM is about a third of atol, the others (f16 accumulation, library-side input rounding) a
- * tenth or less. A wrong index or a lost k-slice gives errors of order s*sqrt(K)/3, which is
- * 10 to 100 times atol. */
+ * chapter 01, K up to 8192): the largest error of every precision is a quarter to a third of atol.
+ *
+ * What the bound must catch: a kernel that loses one k-slice of 16 products makes errors of
+ * rms s*4/3 (uniform inputs: each product has rms s/3), independent of K. tests/test_verify.c
+ * checks, for every row of the table, that dropping one 16-slice FAILS at K = 4096 and 8192. */
 #ifndef TC_VERIFY_H
 #define TC_VERIFY_H
 
@@ -44,6 +45,9 @@ typedef struct {
     const char *what;          /* one line for tables */
 } tc_precision;
 
+/* The rows of the table, for tests: tc_precision_at(i) for i in 0 .. tc_precision_count()-1. */
+int tc_precision_count(void);
+const tc_precision *tc_precision_at(int i);
 /* The row for name; exits 1 with a message if there is none (a programming error). */
 const tc_precision *tc_precision_get(const char *name);
 int tc_precision_is_exact(const tc_precision *p);

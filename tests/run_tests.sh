@@ -21,8 +21,8 @@ result() { # status name [detail]
 
 # ---- 1. CPU unit tests ---------------------------------------------------------------------------
 unit=$build/tests/unit_tests
-if [ -x "$unit" ]; then
-    for t in $("$unit" --list); do
+if [ -x "$unit" ] && names=$("$unit" --list) && [ -n "$names" ]; then
+    for t in $names; do
         if out=$("$unit" "$t" 2>&1); then
             result PASS "unit/$t"
         else
@@ -31,7 +31,7 @@ if [ -x "$unit" ]; then
         fi
     done
 else
-    result FAIL "unit tests" "$unit was not built"
+    result FAIL "unit tests" "$unit is missing or lists no tests"
 fi
 
 # ---- 2. bad input (no GPU needed) ------------------------------------------------------------------
@@ -39,7 +39,8 @@ fi
 default_bad_args=(
     "--size 0x5x5" "--size abc" "--size 5x5" "--size 5x5x5x5" "--size 4x-4x4" "--size 2000000x8x8"
     "--size 300000x300000x300000" "--variant nope" "--reps -1" "--reps 0" "--reps x" "--reps"
-    "--warmup -3" "--seed -1" "--seed 12abc" "--frobnicate" "--test --bench" "--csv out.csv"
+    "--warmup -3" "--seed -1" "--seed 12abc" "--seed +5" "--reps +5" "--frobnicate" "--test --bench"
+    "--csv out.csv" "--bench --csv /nonexistent-dir/out.csv"
 )
 for c in "$@"; do
     bin=$build/bin/$c

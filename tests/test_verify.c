@@ -119,13 +119,70 @@ int unit_tolerance_table_scales_with_k(void)
     const tc_precision *t = tc_precision_get("f32_tf32");
     tc_tolerance(t, 4096, 1.0, &a2, &r2);
     UNIT_CHECK(a2 > 4 * 0x1p-11 * 64, "tf32 input rounding term missing: %g", a2);
-    const tc_precision *i8 = tc_precision_get("i8i32");
-    UNIT_CHECK(tc_precision_is_exact(i8), "int8 must be exact");
-    /* Every tolerance is far below the error of a lost k-slice, ~ s*sqrt(K)/3: at K = 4096 that
-     * is ~21; f16 accumulation is the loosest: 4*(2^-11*4096) = 8 (and f16 accumulation errors at
-     * that K really are of order 1). */
-    tc_tolerance(tc_precision_get("f16f16"), 4096, 1.0, &a2, &r2);
-    UNIT_CHECK(a2 < 21.0 / 2, "f16f16 atol %g too loose to catch a lost k-slice", a2);
+    UNIT_CHECK(tc_precision_is_exact(tc_precision_get("i8i32")), "int8 must be exact");
+    return 0;
+}
+
+/* Rounds x to the output type t and stores it at index i. */
+static void store_out(void *c, tc_dtype t, size_t i, double x)
+{
+    switch (t) {
+    case TC_F32: ((float *)c)[i] = (float)x; break;
+    case TC_F16: ((uint16_t *)c)[i] = tc_f32_to_f16((float)x); break;
+    case TC_BF16: ((uint16_t *)c)[i] = tc_f32_to_bf16((float)x); break;
+    case TC_I32: ((int32_t *)c)[i] = (int32_t)x; break;
+    default: break;
+    }
+}
+
+/* The negative control behind the whole tolerance table: for every precision, a result that lost
+ * the last 16-long k-slice (an off-by-one k-tile, a pipeline that does not drain) must FAIL at
+ * K = 4096 and 8192, while the exact result rounded to the output type must PASS. A lost slice
+ * has errors of rms 4/3 here (16 products of rms 1/3), independent of K. */
+int unit_tolerance_catches_lost_k_slice(void)
+{
+    const long M = 64, N = 64, K_max = 8192, SLICE = 16;
+    tc_rng rng;
+    tc_rng_seed(&rng, 21);
+    for (int pi = 0; pi < tc_precision_count(); pi++) {
+        const tc_precision *p = tc_precision_at(pi);
+        void *a = unit_random_values(p->in, (size_t)(M * K_max), &rng);
+        void *b = unit_random_values(p->in, (size_t)(K_max * N), &rng);
+        void *b_cut = malloc((size_t)(K_max * N) * tc_dtype_size(p->in));
+        void *c = malloc((size_t)(M * N) * tc_dtype_size(p->out));
+        double *ref = malloc((size_t)(M * N) * sizeof *ref),
+               *cut = malloc((size_t)(M * N) * sizeof *cut);
+        for (long K = 4096; K <= K_max; K *= 2) {
+            /* A row-major M x K (ld K_max), B column-major K x N (ld K_max) */
+            tc_matrix A = tc_matrix_make(a, p->in, M, K, TC_ROW_MAJOR, K_max);
+            tc_matrix B = tc_matrix_make(b, p->in, K, N, TC_COL_MAJOR, K_max);
+            memcpy(b_cut, b, (size_t)(K_max * N) * tc_dtype_size(p->in));
+            for (long j = 0; j < N; j++) /* zero the last SLICE k of every column */
+                memset((char *)b_cut + (size_t)(j * K_max + K - SLICE) * tc_dtype_size(p->in), 0,
+                       (size_t)SLICE * tc_dtype_size(p->in));
+            tc_matrix Bc = tc_matrix_make(b_cut, p->in, K, N, TC_COL_MAJOR, K_max);
+            tc_sample s = tc_sample_make(M, N, K, 1e18, 0, &rng);
+            tc_ref_gemm(&A, &B, &s, ref);
+            tc_ref_gemm(&A, &Bc, &s, cut);
+            double bound = tc_matrix_absmax(&A) * tc_matrix_absmax(&B);
+            tc_matrix C = tc_matrix_make(c, p->out, M, N, TC_ROW_MAJOR, N);
+            for (long e = 0; e < M * N; e++) store_out(c, p->out, (size_t)e, ref[e]);
+            tc_check_result good = tc_check(&C, &s, ref, p, K, bound);
+            UNIT_CHECK(good.pass, "%s K=%ld: the correctly rounded result fails", p->name, K);
+            for (long e = 0; e < M * N; e++) store_out(c, p->out, (size_t)e, cut[e]);
+            tc_check_result bad = tc_check(&C, &s, ref, p, K, bound);
+            UNIT_CHECK(!bad.pass,
+                       "%s K=%ld: a result missing one 16-slice passes (max err %.3g, "
+                       "allowed %.3g)",
+                       p->name, K, bad.max_abs_err, bad.atol);
+        }
+        free(a);
+        free(b);
+        free(b_cut);
+        free(c);
+        free(ref);
+        free(cut);
+    }
     return 0;
 }
 
