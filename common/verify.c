@@ -14,7 +14,7 @@
 /* f16 accumulation (COMPUTE_16F, HMMA with an f16 C): the running sum is rounded to nearest once
  * per k-step of the instruction (16 products added before rounding), not truncated, so its errors
  * do not drift: modelled as u_f16 / 4 in the linear term. Measured on the H200 (cuBLAS f16_f16,
- * K = 1 .. 8192): the largest error is about a quarter of the resulting atol. */
+ * K = 1 .. 8192): the largest error is a quarter to a third of the resulting atol. */
 #define U_F16_ACC 0x1p-13
 #define U_BF16    0x1p-8 /* bf16 keeps 8 */
 /* The FP8 tensor-core path keeps only about 14 significant bits in its running sum (reported for
