@@ -444,13 +444,7 @@ static void fill_tensor(void *h, tc_dtype t, tc_tensor_layout l, int N, int C, i
             for (int y = 0; y < H; y++)
                 for (int x = 0; x < W; x++) {
                     float v = c < c_real ? tc_rng_uniform(rng, -1.0f, 1.0f) : 0.0f;
-                    size_t i = tc_tensor_index(l, C, H, W, n, c, y, x);
-                    if (t == TC_F16)
-                        ((uint16_t *)h)[i] = tc_f32_to_f16(v);
-                    else if (t == TC_BF16)
-                        ((uint16_t *)h)[i] = tc_f32_to_bf16(v);
-                    else
-                        ((float *)h)[i] = v;
+                    tc_store(h, t, tc_tensor_index(l, C, H, W, n, c, y, x), v);
                 }
 }
 

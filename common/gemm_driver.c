@@ -77,19 +77,6 @@ static double host_bytes(const tc_gemm_variant *v, long M, long N, long K)
 }
 
 /* ---- inputs -------------------------------------------------------------------------------- */
-static void store(void *base, tc_dtype t, size_t idx, float x)
-{
-    switch (t) {
-    case TC_F32: ((float *)base)[idx] = x; break;
-    case TC_F16: ((uint16_t *)base)[idx] = tc_f32_to_f16(x); break;
-    case TC_BF16: ((uint16_t *)base)[idx] = tc_f32_to_bf16(x); break;
-    case TC_I8: ((int8_t *)base)[idx] = tc_f32_to_i8_sat(x); break;
-    case TC_I32: ((int32_t *)base)[idx] = (int32_t)x; break;
-    case TC_E4M3: ((uint8_t *)base)[idx] = tc_f32_to_e4m3(x); break;
-    case TC_E5M2: ((uint8_t *)base)[idx] = tc_f32_to_e5m2(x); break;
-    }
-}
-
 /* int8 data is the f32 data quantised with one scale: q = round(127 x), so x ~ q / 127. */
 #define I8_SCALE 127.0f
 
@@ -108,7 +95,7 @@ static void fill_matrix(void *h, float *h32, tc_dtype t, long rows, long cols, t
         for (long i = 0; i < inner; i++) {
             float x = tc_rng_uniform(rng, -1.0f, 1.0f);
             size_t idx = (size_t)(o * ld + i);
-            store(h, t, idx, tc_dtype_is_integer(t) ? x * I8_SCALE : x);
+            tc_store(h, t, idx, tc_dtype_is_integer(t) ? x * I8_SCALE : x);
             if (h32) h32[idx] = x;
         }
 }

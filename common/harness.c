@@ -144,6 +144,20 @@ double tc_load(const void *base, tc_dtype t, size_t idx)
     return 0.0;
 }
 
+void tc_store(void *base, tc_dtype t, size_t idx, double x)
+{
+    float f = (float)x;
+    switch (t) {
+    case TC_F32: ((float *)base)[idx] = f; break;
+    case TC_F16: ((uint16_t *)base)[idx] = tc_f32_to_f16(f); break;
+    case TC_BF16: ((uint16_t *)base)[idx] = tc_f32_to_bf16(f); break;
+    case TC_I8: ((int8_t *)base)[idx] = tc_f32_to_i8_sat(f); break;
+    case TC_I32: ((int32_t *)base)[idx] = (int32_t)x; break;
+    case TC_E4M3: ((uint8_t *)base)[idx] = tc_f32_to_e4m3(f); break;
+    case TC_E5M2: ((uint8_t *)base)[idx] = tc_f32_to_e5m2(f); break;
+    }
+}
+
 unsigned char tc_poison_byte(tc_dtype t) { return tc_dtype_is_integer(t) ? 0x80 : 0xFF; }
 
 int tc_is_poison(const void *base, tc_dtype t, size_t idx)

@@ -24,6 +24,9 @@ const char *tc_dtype_name(tc_dtype t);
 int tc_dtype_is_integer(tc_dtype t);
 /* Element idx of an array of type t, exactly, as a double. */
 double tc_load(const void *base, tc_dtype t, size_t idx);
+/* Stores x at element idx, rounded to t: to f32 first, then to nearest (ties to even) in the
+ * narrow float formats; saturated for int8; exactly for int32 (x must be an integer in range). */
+void tc_store(void *base, tc_dtype t, size_t idx, double x);
 /* Byte that fills an output before a kernel runs: 0xFF (a NaN in every float format) or 0x80
  * for integers (0x80808080 = -2139062144, which no int8 GEMM with K < 131072 can produce). */
 unsigned char tc_poison_byte(tc_dtype t);

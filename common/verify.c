@@ -92,8 +92,6 @@ tc_matrix tc_matrix_make(const void *data, tc_dtype type, long rows, long cols, 
     return m;
 }
 
-const char *tc_layout_name(tc_layout l) { return l == TC_ROW_MAJOR ? "row" : "col"; }
-
 static double elem(const tc_matrix *m, long i, long j)
 {
     return tc_load(m->data, m->type, (size_t)(i * m->rs + j * m->cs));

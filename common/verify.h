@@ -66,7 +66,6 @@ typedef struct {
 typedef enum { TC_ROW_MAJOR, TC_COL_MAJOR } tc_layout;
 tc_matrix tc_matrix_make(const void *data, tc_dtype type, long rows, long cols, tc_layout layout,
                          long ld);
-const char *tc_layout_name(tc_layout l);
 
 /* The elements of C to check: all of them (full = 1, ii = jj = NULL, n = rows*cols, in
  * row-major order), or an explicit list. */

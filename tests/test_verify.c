@@ -123,18 +123,6 @@ int unit_tolerance_table_scales_with_k(void)
     return 0;
 }
 
-/* Rounds x to the output type t and stores it at index i. */
-static void store_out(void *c, tc_dtype t, size_t i, double x)
-{
-    switch (t) {
-    case TC_F32: ((float *)c)[i] = (float)x; break;
-    case TC_F16: ((uint16_t *)c)[i] = tc_f32_to_f16((float)x); break;
-    case TC_BF16: ((uint16_t *)c)[i] = tc_f32_to_bf16((float)x); break;
-    case TC_I32: ((int32_t *)c)[i] = (int32_t)x; break;
-    default: break;
-    }
-}
-
 /* The negative control behind the whole tolerance table: for every precision, a result that lost
  * the last 16-long k-slice (an off-by-one k-tile, a pipeline that does not drain) must FAIL at
  * K = 4096 and 8192, while the exact result rounded to the output type must PASS. A lost slice
@@ -166,10 +154,10 @@ int unit_tolerance_catches_lost_k_slice(void)
             tc_ref_gemm(&A, &Bc, &s, cut);
             double bound = tc_matrix_absmax(&A) * tc_matrix_absmax(&B);
             tc_matrix C = tc_matrix_make(c, p->out, M, N, TC_ROW_MAJOR, N);
-            for (long e = 0; e < M * N; e++) store_out(c, p->out, (size_t)e, ref[e]);
+            for (long e = 0; e < M * N; e++) tc_store(c, p->out, (size_t)e, ref[e]);
             tc_check_result good = tc_check(&C, &s, ref, p, K, bound);
             UNIT_CHECK(good.pass, "%s K=%ld: the correctly rounded result fails", p->name, K);
-            for (long e = 0; e < M * N; e++) store_out(c, p->out, (size_t)e, cut[e]);
+            for (long e = 0; e < M * N; e++) tc_store(c, p->out, (size_t)e, cut[e]);
             tc_check_result bad = tc_check(&C, &s, ref, p, K, bound);
             UNIT_CHECK(!bad.pass,
                        "%s K=%ld: a result missing one 16-slice passes (max err %.3g, "
