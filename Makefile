@@ -107,7 +107,10 @@ $(UNIT_BIN): $(UNIT_OBJ) $(LIBCOMMON)
 
 # ---- chapters ---------------------------------------------------------------------------------
 # A chapter.mk sets, with d = its folder:
-#   $(d)_SRCS    sources in the folder (.c for host code, .cu for device code)
+#   $(d)_SRCS    sources in the folder (.c for host code, .cu for device code) of the program
+#                build/bin/$(d)
+#   $(d)_PROGS   optional: the chapter's programs when it has more than one; program p is built
+#                from $(p)_SRCS into build/bin/$(p) (the default is one program named $(d))
 #   $(d)_LIBS    libraries to link (e.g. -lcublas)
 #   $(d)_MIN_SM  minimum compute capability (e.g. 80)
 #   $(d)_ARCH    "a" when the code is sm_90a-only (wgmma, setmaxnreg); empty otherwise
@@ -118,6 +121,8 @@ $(foreach mk,$(CHAPTER_MKS),$(eval d := $(patsubst %/chapter.mk,%,$(mk)))$(eval 
 
 BUILT_CHAPTERS   :=
 SKIPPED_CHAPTERS :=
+# every program as folder/program, the form tests/*.sh take
+programs = $(foreach c,$(1),$(foreach p,$(or $($(c)_PROGS),$(c)),$(c)/$(p)))
 
 define chapter_rules
 $(1)_USE_SM := $$(call chapter_sms,$$($(1)_MIN_SM),$$($(1)_ARCH))
@@ -125,7 +130,7 @@ $(1)_SKIP := $$(if $$($(1)_USE_SM),,$$(if $$($(1)_ARCH),needs sm_90$$($(1)_ARCH)
 $(1)_SKIP := $$(or $$($(1)_SKIP),$$(if $$(filter cudnn,$$($(1)_NEEDS)),$$(if $$(HAVE_CUDNN),,cuDNN not found)))
 ifeq ($$($(1)_SKIP),)
 BUILT_CHAPTERS += $(1)
-$(1)_OBJ := $$(patsubst %,$(BUILD)/$(1)/%.o,$$($(1)_SRCS))
+$(1)_PROGS := $$(or $$($(1)_PROGS),$(1))
 $(1)_GENCODE := $$(call gencode,$$($(1)_MIN_SM),$$($(1)_ARCH))
 $(1)_XCFLAGS := $$(if $$(filter cudnn,$$($(1)_NEEDS)),$$(CUDNN_CFLAGS))
 $(1)_XLIBS := $$(if $$(filter cudnn,$$($(1)_NEEDS)),$$(CUDNN_LDFLAGS))
@@ -138,44 +143,49 @@ $(BUILD)/$(1)/%.cu.o: $(1)/%.cu $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
 	$$(NVCC) $$(NVCCFLAGS) -I$(1) $$($(1)_XCFLAGS) $$($(1)_GENCODE) -c $$< -o $$@
 
-$(BUILD)/bin/$(1): $$($(1)_OBJ) $(LIBCOMMON)
-	@mkdir -p $$(@D)
-	$$(NVCC) $$($(1)_GENCODE) -o $$@ $$^ $$(LDFLAGS) $$($(1)_LIBS) $$($(1)_XLIBS) $$(LDLIBS)
-	@rm -f $(BUILD)/skipped/$(1)
-
--include $$($(1)_OBJ:.o=.d)
+$$(foreach p,$$($(1)_PROGS),$$(eval $$(call program_rules,$(1),$$(p))))
 else
 SKIPPED_CHAPTERS += $(1)
 .PHONY: skip-$(1)
 skip-$(1):
 	@mkdir -p $(BUILD)/skipped
-	@rm -f $(BUILD)/bin/$(1)
-	@echo "$$($(1)_SKIP)" > $(BUILD)/skipped/$(1)
+	@for p in $$(or $$($(1)_PROGS),$(1)); do rm -f $(BUILD)/bin/$$$$p; echo "$$($(1)_SKIP)" > $(BUILD)/skipped/$$$$p; done
 	@echo "skipping $(1): $$($(1)_SKIP)"
 endif
 endef
+
+# program $(2) of chapter $(1)
+define program_rules
+$(2)_OBJ := $$(patsubst %,$(BUILD)/$(1)/%.o,$$($(2)_SRCS))
+$(BUILD)/bin/$(2): $$($(2)_OBJ) $(LIBCOMMON)
+	@mkdir -p $$(@D)
+	$$(NVCC) $$($(1)_GENCODE) -o $$@ $$^ $$(LDFLAGS) $$($(1)_LIBS) $$($(1)_XLIBS) $$(LDLIBS)
+	@rm -f $(BUILD)/skipped/$(2)
+-include $$($(2)_OBJ:.o=.d)
+endef
 $(foreach c,$(CHAPTERS),$(eval $(call chapter_rules,$(c))))
+BUILT_PROGRAMS := $(foreach c,$(BUILT_CHAPTERS),$(addprefix $(BUILD)/bin/,$($(c)_PROGS)))
 
 -include $(COMMON_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
 
 # ---- verbs ------------------------------------------------------------------------------------
 .PHONY: all test check bench plot sanitize format clean help
 
-all: $(LIBCOMMON) $(UNIT_BIN) $(BUILT_CHAPTERS:%=$(BUILD)/bin/%) $(SKIPPED_CHAPTERS:%=skip-%) ## build everything into build/ (default)
+all: $(LIBCOMMON) $(UNIT_BIN) $(BUILT_PROGRAMS) $(SKIPPED_CHAPTERS:%=skip-%) ## build everything into build/ (default)
 
 test: all ## build, then run the CPU unit tests, the bad-input tests and every chapter's --test
-	@tests/run_tests.sh $(BUILD) $(CHAPTERS)
+	@tests/run_tests.sh $(BUILD) $(call programs,$(CHAPTERS))
 
 check: test ## alias of test
 
 bench: all ## run every chapter's --bench one after another; table + build/bench.csv
-	@tests/bench.sh $(BUILD) $(BUILT_CHAPTERS)
+	@tests/bench.sh $(BUILD) $(call programs,$(BUILT_CHAPTERS))
 
 plot: ## draw build/ladder.png from build/bench.csv (needs python3 with matplotlib)
 	@tests/plot_ladder.sh $(BUILD)/bench.csv $(BUILD)/ladder.png
 
 sanitize: all ## every chapter's --test (small sizes) under compute-sanitizer's four tools
-	@tests/sanitize.sh $(BUILD) $(BUILT_CHAPTERS)
+	@tests/sanitize.sh $(BUILD) $(call programs,$(BUILT_CHAPTERS))
 
 format: ## apply .clang-format to every C, CUDA and header file
 	clang-format -i $(wildcard common/*.[ch] common/*.cu common/*.cuh tests/*.[ch] */*.c */*.h */*.cu */*.cuh)

@@ -22,6 +22,9 @@ static const int test_sizes[][3] = {
     {256, 512, 128}, {1000, 1000, 1000}, {4093, 1021, 2053},
 };
 static const int n_test_sizes = (int)(sizeof test_sizes / sizeof test_sizes[0]);
+/* sizes tested again with alpha, beta != (1, 0): C = alpha*A*B + beta*C reads C */
+static const int scaled_sizes[][3] = {{17, 33, 65}, {1000, 1000, 1000}};
+static const int n_scaled_sizes = (int)(sizeof scaled_sizes / sizeof scaled_sizes[0]);
 
 typedef struct {
     int ran, skipped, pass;
@@ -123,9 +126,19 @@ static void launch_once(void *ctx, cudaStream_t stream)
     TC_LAUNCH_CHECK();
 }
 
+/* C = alpha*A*B + beta*C. With beta == 0 the output starts poisoned (an unwritten element
+ * fails); otherwise it starts with random values (integers in [-1000, 1000] for int32) that the
+ * reference reads back. */
+typedef struct {
+    float alpha, beta;
+} scalars;
+static const scalars plain = {1.0f, 0.0f};
+static const scalars float_ab = {0.75f, -1.25f}; /* exact in every float format */
+static const scalars int_ab = {2.0f, -1.0f};     /* integer GEMMs take integer scalars */
+
 static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N, long K,
                      int ld_pad, int offset, uint64_t seed, int warmup, int reps, int data_err,
-                     case_result *res)
+                     scalars ab, case_result *res)
 {
     memset(res, 0, sizeof *res);
     const tc_precision *prec = tc_precision_get(v->precision);
@@ -141,8 +154,8 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
     p.lda = leading_dim(v->a_layout, M, K, ld_pad);
     p.ldb = leading_dim(v->b_layout, K, N, ld_pad);
     p.ldc = leading_dim(v->c_layout, M, N, ld_pad);
-    p.alpha = 1.0f;
-    p.beta = 0.0f;
+    p.alpha = ab.alpha;
+    p.beta = ab.beta;
     p.chapter_ctx = chapter_ctx;
 
     size_t na = matrix_elems(v->a_layout, M, K, p.lda), nb = matrix_elems(v->b_layout, K, N, p.ldb),
@@ -167,6 +180,20 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
     TC_CUDA_CHECK(cudaMemcpy((void *)p.d_a, h_a, na * sa, cudaMemcpyHostToDevice));
     TC_CUDA_CHECK(cudaMemcpy((void *)p.d_b, h_b, nb * sa, cudaMemcpyHostToDevice));
     TC_CUDA_CHECK(cudaMemset(d_c, tc_poison_byte(prec->out), (nc + (size_t)offset) * sc));
+    void *h_c0 = NULL; /* C before the call, when beta != 0 */
+    if (ab.beta != 0.0f) {
+        h_c0 = tc_xmalloc(nc * sc);
+        memset(h_c0, tc_poison_byte(prec->out), nc * sc);
+        for (long i = 0; i < M; i++)
+            for (long j = 0; j < N; j++) {
+                size_t idx = (size_t)(v->c_layout == TC_ROW_MAJOR ? i * p.ldc + j : j * p.ldc + i);
+                double x = tc_dtype_is_integer(prec->out)
+                               ? (double)(int)(tc_rng_next_u64(&rng) % 2001) - 1000.0
+                               : tc_rng_uniform(&rng, -1.0f, 1.0f);
+                tc_store(h_c0, prec->out, idx, x);
+            }
+        TC_CUDA_CHECK(cudaMemcpy(p.d_c, h_c0, nc * sc, cudaMemcpyHostToDevice));
+    }
 
     cudaStream_t stream;
     TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -186,7 +213,17 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
         tc_sample sample = tc_sample_make(M, N, K, FULL_CHECK_LIMIT, SAMPLE_RANDOM, &rng);
         double *ref = (double *)tc_xmalloc((size_t)sample.n * sizeof(double));
         tc_ref_gemm(&A, &B, &sample, ref);
-        double s = tc_matrix_absmax(&A) * tc_matrix_absmax(&B);
+        if (ab.alpha != 1.0f || h_c0) {
+            tc_matrix C0 = tc_matrix_make(h_c0 ? h_c0 : h_c, prec->out, M, N, v->c_layout, p.ldc);
+            for (long e = 0; e < sample.n; e++) {
+                long i, j;
+                tc_sample_get(&sample, e, &i, &j);
+                double c0 = h_c0 ? tc_load(C0.data, C0.type, (size_t)(i * C0.rs + j * C0.cs)) : 0;
+                ref[e] = (double)ab.alpha * ref[e] + (double)ab.beta * c0;
+            }
+        }
+        /* alpha scales the accumulation error; beta*C adds only output rounding (rtol) */
+        double s = tc_matrix_absmax(&A) * tc_matrix_absmax(&B) * fmax(1.0, fabs(ab.alpha));
         res->check = tc_check(&C, &sample, ref, prec, K, s);
         res->pass = res->check.pass;
         if (data_err) {
@@ -213,6 +250,7 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
     free(h_a);
     free(h_b);
     free(h_c);
+    free(h_c0);
     free(h_a32);
     free(h_b32);
 }
@@ -294,9 +332,16 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
             continue;
         }
         /* TC_TEST_SMALL=1 (make sanitize): only the sizes up to 256x512x128 */
-        int n_sizes = getenv("TC_TEST_SMALL") ? 5 : n_test_sizes;
-        for (int si = 0; si < n_sizes; si++) {
-            long M = test_sizes[si][0], N = test_sizes[si][1], K = test_sizes[si][2];
+        int small = getenv("TC_TEST_SMALL") != NULL;
+        int n_sizes = small ? 5 : n_test_sizes;
+        int n_cases = n_sizes + (small ? 1 : n_scaled_sizes);
+        for (int si = 0; si < n_cases; si++) {
+            /* the sizes with alpha = 1, beta = 0, then a few with other alpha and beta */
+            int scaled = si >= n_sizes;
+            const int *size = scaled ? scaled_sizes[si - n_sizes] : test_sizes[si];
+            scalars ab = plain;
+            if (scaled) ab = tc_dtype_is_integer(tc_precision_get(v->precision)->out) ? int_ab : float_ab;
+            long M = size[0], N = size[1], K = size[2];
             const char *why = tc_gemm_unsupported(v, M, N, K);
             if (why) {
                 /* The size is outside the variant's documented constraint: the CLI rejects it
@@ -310,8 +355,9 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
             }
             case_result r;
             uint64_t seed = a->seed * 1000003u + (uint64_t)(vi * 100 + si);
-            run_case(v, ctx, M, N, K, 0, 0, seed, 0, 0, 0, &r);
+            run_case(v, ctx, M, N, K, 0, 0, seed, 0, 0, 0, ab, &r);
             printf("%s %-18s %5ldx%-5ldx%-5ld ", r.pass ? "PASS" : "FAIL", v->name, M, N, K);
+            if (scaled) printf("alpha=%g beta=%g ", ab.alpha, ab.beta);
             tc_test_line_end(r.ran, r.pass, &r.check, r.message, &passed, &failed);
         }
     }
@@ -344,7 +390,7 @@ static int mode_default(const tc_gemm_chapter *ch, const tc_args *a, const tc_de
             else
                 snprintf(r->message, sizeof r->message, "skipped: needs sm_%d", v->min_cc);
         } else {
-            run_case(v, ctx, M, N, K, 0, 0, a->seed, a->warmup, a->reps, 1, r);
+            run_case(v, ctx, M, N, K, 0, 0, a->seed, a->warmup, a->reps, 1, plain, r);
             ran++;
             failed += !r->pass;
         }
@@ -411,7 +457,8 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
             b->v = v;
             b->M = M, b->N = N, b->K = K;
             fprintf(info, "bench %s %ldx%ldx%ld ...\n", v->name, M, N, K);
-            run_case(v, ctx, M, N, K, 0, 0, a->seed + (uint64_t)si, a->warmup, a->reps, 1, &b->r);
+            run_case(v, ctx, M, N, K, 0, 0, a->seed + (uint64_t)si, a->warmup, a->reps, 1, plain,
+                     &b->r);
         }
     }
     for (int xi = 0; xi < ch->n_bench_extras && !a->m && !a->variant; xi++) {
@@ -424,7 +471,7 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
         b->M = x->M, b->N = x->N, b->K = x->K;
         fprintf(info, "bench %s %dx%dx%d ...\n", x->label, x->M, x->N, x->K);
         run_case(v, ctx, x->M, x->N, x->K, x->ld_pad, x->offset_elems, a->seed, a->warmup, a->reps,
-                 1, &b->r);
+                 1, plain, &b->r);
     }
 
     FILE *csv = stdout;

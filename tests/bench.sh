@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# tests/bench.sh BUILD CHAPTER... - `make bench`: every chapter's --bench, one after another
+# tests/bench.sh BUILD FOLDER/PROGRAM... - `make bench`: every chapter's --bench, one after another
 # (never in parallel: they would share the GPU), then the ladder grouped by problem and
 # BUILD/bench.csv with the schema of DESIGN.md.
 set -u
-build=${1:?usage: bench.sh BUILD CHAPTER...}
+build=${1:?usage: bench.sh BUILD FOLDER/PROGRAM...}
 shift
 mkdir -p "$build/bench"
 csv=$build/bench.csv
 status=0
 header=""
-for c in "$@"; do
+for item in "$@"; do
+    c=${item#*/}
     echo "== $c --bench"
     "$build/bin/$c" --bench --csv "$build/bench/$c.csv"
     rc=$?
@@ -26,7 +27,7 @@ if [ -z "$header" ]; then
 fi
 {
     echo "$header"
-    for c in "$@"; do [ -f "$build/bench/$c.csv" ] && tail -n +2 "$build/bench/$c.csv"; done
+    for item in "$@"; do c=${item#*/}; [ -f "$build/bench/$c.csv" ] && tail -n +2 "$build/bench/$c.csv"; done
 } >"$csv"
 
 echo

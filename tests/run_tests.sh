@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# tests/run_tests.sh BUILD CHAPTER... - the test driver behind `make test`.
+# tests/run_tests.sh BUILD FOLDER/PROGRAM... - the test driver behind `make test`.
 #
 # Runs, printing one line per test:
 #   1. the CPU unit tests of common/ (build/tests/unit_tests, one process per test);
-#   2. the bad-input tests: every chapter binary called with malformed or out-of-range arguments
+#   2. the bad-input tests: every chapter program called with malformed or out-of-range arguments
 #      must exit 2 and say why on stderr (no GPU needed), and --help/--list must exit 0;
-#   3. every chapter's --test on the GPU: exit 0 passes, 77 is skipped (reason printed), anything
+#   3. every program's --test on the GPU: exit 0 passes, 77 is skipped (reason printed), anything
 #      else fails. Logs go to BUILD/logs/.
+# A program is named as FOLDER/PROGRAM (01_cublas_tensor_op/01_cublas_tensor_op); the binary is
+# BUILD/bin/PROGRAM and FOLDER/bad_args.txt holds the chapter's extra bad inputs.
 # Ends with exactly one line "N passed, N failed, N skipped"; exits 1 if anything failed.
 set -u
-build=${1:?usage: run_tests.sh BUILD CHAPTER...}
+build=${1:?usage: run_tests.sh BUILD FOLDER/PROGRAM...}
 shift
 mkdir -p "$build/logs"
 passed=0 failed=0 skipped=0
@@ -35,14 +37,16 @@ else
 fi
 
 # ---- 2. bad input (no GPU needed) ------------------------------------------------------------------
-# Every chapter gets these; a chapter adds its own in <chapter>/bad_args.txt (one per line).
+# Every program gets these; a chapter adds its own in <folder>/bad_args.txt (one per line; every
+# program of the folder must reject each of them).
 default_bad_args=(
     "--size 0x5x5" "--size abc" "--size 5x5" "--size 5x5x5x5" "--size 4x-4x4" "--size 2000000x8x8"
     "--size 300000x300000x300000" "--variant nope" "--reps -1" "--reps 0" "--reps x" "--reps"
     "--warmup -3" "--seed -1" "--seed 12abc" "--seed +5" "--reps +5" "--frobnicate" "--test --bench"
     "--csv out.csv" "--bench --csv /nonexistent-dir/out.csv"
 )
-for c in "$@"; do
+for item in "$@"; do
+    dir=${item%%/*} c=${item#*/}
     bin=$build/bin/$c
     if [ ! -x "$bin" ]; then
         reason=$(cat "$build/skipped/$c" 2>/dev/null || echo "not built")
@@ -50,11 +54,11 @@ for c in "$@"; do
         continue
     fi
     cases=("${default_bad_args[@]}")
-    if [ -f "$c/bad_args.txt" ]; then
+    if [ -f "$dir/bad_args.txt" ]; then
         while IFS= read -r line; do
             case $line in '' | '#'*) continue ;; esac
             cases+=("$line")
-        done <"$c/bad_args.txt"
+        done <"$dir/bad_args.txt"
     fi
     for args in "${cases[@]}"; do
         # shellcheck disable=SC2086 # the arguments are split on purpose
@@ -72,7 +76,8 @@ for c in "$@"; do
 done
 
 # ---- 3. GPU tests ----------------------------------------------------------------------------------
-for c in "$@"; do
+for item in "$@"; do
+    c=${item#*/}
     bin=$build/bin/$c
     if [ ! -x "$bin" ]; then
         result SKIP "$c --test" "$(cat "$build/skipped/$c" 2>/dev/null || echo "not built")"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# tests/sanitize.sh BUILD CHAPTER... - `make sanitize`: every chapter's --test on its small sizes
+# tests/sanitize.sh BUILD FOLDER/PROGRAM... - `make sanitize`: every chapter's --test on its small sizes
 # (TC_TEST_SMALL=1) under compute-sanitizer's memcheck, racecheck, synccheck and initcheck.
 # Passes only with zero errors and zero hazards everywhere.
 set -u
-build=${1:?usage: sanitize.sh BUILD CHAPTER...}
+build=${1:?usage: sanitize.sh BUILD FOLDER/PROGRAM...}
 shift
 if ! command -v compute-sanitizer >/dev/null; then
     echo "compute-sanitizer not found (it ships with the CUDA toolkit: add \$CUDA_PATH/bin to PATH)"
@@ -11,7 +11,8 @@ if ! command -v compute-sanitizer >/dev/null; then
 fi
 mkdir -p "$build/logs"
 failed=0
-for c in "$@"; do
+for item in "$@"; do
+    c=${item#*/}
     for tool in memcheck racecheck synccheck initcheck; do
         log=$build/logs/$c.$tool.log
         extra=""
