@@ -13,6 +13,7 @@
  * code is simply units, and units == 2^mbits is the smallest normal. */
 #include "convert.h"
 
+#include <math.h>
 #include <string.h>
 
 /* ---- bit casts ---------------------------------------------------------------------------- */
@@ -96,6 +97,52 @@ static uint32_t decode_narrow(uint32_t sign, uint32_t e, uint32_t m, int mbits, 
 }
 
 /* ---- f16 ---------------------------------------------------------------------------------- */
+/* Rounds a magnitude a (finite, below the overflow threshold) to a multiple of the f16 quantum
+ * at its exponent. `dir` says where the exact magnitude lies when a is only its leading part
+ * (the high word of a two-term sum): +1 above a, -1 below, 0 a is exact. It matters only when a
+ * is exactly halfway between two f16 values. */
+static uint16_t f16_round_magnitude(double a, int dir)
+{
+    int e;
+    frexp(a, &e); /* a = m * 2^e with m in [0.5, 1): the leading bit is 2^(e-1) */
+    int lead = e - 1 < -14 ? -14 : e - 1; /* subnormals share the quantum of 2^-14 */
+    double q = ldexp(1.0, lead - 10);     /* f16 keeps 10 bits after the leading one */
+    double t = a / q;                     /* exact: q is a power of two */
+    double lo = floor(t), frac = t - lo;
+    int up = frac > 0.5 || (frac == 0.5 && (dir > 0 || (dir == 0 && fmod(lo, 2.0) == 1.0)));
+    double r = (up ? lo + 1.0 : lo) * q; /* exact, at most 65504 or 65536 */
+    return tc_f32_to_f16((float)r); /* r is an f16 value (or 65536 -> inf): no second rounding */
+}
+
+/* d rounded to f16; `above` = +1 / -1 / 0: the exact value is above / below / equal to d */
+static uint16_t f64_to_f16_dir(double d, int above)
+{
+    uint16_t sign = signbit(d) ? 0x8000u : 0;
+    if (isnan(d)) return (uint16_t)(sign | 0x7E00u);
+    double a = fabs(d);
+    int dir = signbit(d) ? -above : above; /* the same, for the magnitude */
+    /* 65520 is the midpoint between 65504 (odd mantissa) and 65536 (= overflow): ties to inf */
+    if (a > 65520.0 || (a == 65520.0 && dir >= 0)) return (uint16_t)(sign | 0x7C00u);
+    return (uint16_t)(sign | f16_round_magnitude(a, dir));
+}
+
+uint16_t tc_f64_to_f16(double d) { return f64_to_f16_dir(d, 0); }
+
+uint16_t tc_f16_fma(uint16_t a, uint16_t b, uint16_t c)
+{
+    double p = (double)tc_f16_to_f32(a) * (double)tc_f16_to_f32(b); /* exact: 11 x 11 bits */
+    double x = (double)tc_f16_to_f32(c);
+    if (isnan(p) || isnan(x) || isinf(p) || isinf(x)) return tc_f64_to_f16(p + x);
+    /* two-sum: s + err == p + x exactly. s rounds correctly to f16 unless it sits exactly on a
+     * midpoint between two f16 values, where the sign of err breaks the tie. */
+    double s = p + x, bp = s - x, err = (p - bp) + (x - (s - bp));
+    if (s == 0.0) {
+        /* exact zero: +0 unless both addends are -0 (IEEE round-to-nearest rule) */
+        return (signbit(p) && signbit(x)) ? 0x8000u : 0;
+    }
+    return f64_to_f16_dir(s, err > 0 ? 1 : err < 0 ? -1 : 0);
+}
+
 uint16_t tc_f32_to_f16(float f)
 {
     uint32_t u = tc_f32_bits(f);

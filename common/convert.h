@@ -27,6 +27,12 @@ float tc_f32_from_bits(uint32_t u);
  * NaN a NaN (quiet, sign kept). f16 -> f32 is exact. */
 uint16_t tc_f32_to_f16(float f);
 float tc_f16_to_f32(uint16_t h);
+/* f64 -> f16 with one rounding (to nearest, ties to even): what an exact result becomes when
+ * the hardware rounds it to f16 once. (Going through f32 would round twice.) */
+uint16_t tc_f64_to_f16(double d);
+/* fma.rn.f16 (CUDA's __hfma): a*b + c computed exactly, rounded once to f16, ties to even.
+ * A bit-exact host model of the GPU instruction; NaN and inf follow IEEE 754. */
+uint16_t tc_f16_fma(uint16_t a, uint16_t b, uint16_t c);
 
 /* ---- bfloat16 (bf16): 1 sign, 8 exponent, 7 mantissa bits: the top half of an f32 ---------
  * f32 -> bf16 rounds to nearest, ties to even; NaN stays a quiet NaN. bf16 -> f32 is exact. */

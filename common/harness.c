@@ -262,8 +262,7 @@ void tc_print_usage(const tc_cli_spec *spec, FILE *f)
             spec->default_reps, spec->default_warmup);
 }
 
-static long parse_long(const tc_cli_spec *spec, const char *flag, const char *text, long lo,
-                       long hi)
+long tc_parse_long(const tc_cli_spec *spec, const char *flag, const char *text, long lo, long hi)
 {
     char *end = NULL;
     errno = 0;
@@ -366,9 +365,9 @@ void tc_parse_args(int argc, char **argv, const tc_cli_spec *spec, tc_args *a)
         } else if (strcmp(flag, "--size") == 0) {
             parse_size(spec, val, a);
         } else if (strcmp(flag, "--reps") == 0) {
-            a->reps = (int)parse_long(spec, flag, val, 1, 100000);
+            a->reps = (int)tc_parse_long(spec, flag, val, 1, 100000);
         } else if (strcmp(flag, "--warmup") == 0) {
-            a->warmup = (int)parse_long(spec, flag, val, 0, 100000);
+            a->warmup = (int)tc_parse_long(spec, flag, val, 0, 100000);
         } else if (strcmp(flag, "--seed") == 0) {
             /* digits only: strtoull would take blanks, '+' and even '-' (negating) */
             char *end = NULL;

@@ -96,6 +96,9 @@ typedef struct {
  * and what is allowed, and exits 2. --help prints usage and exits 0. */
 void tc_parse_args(int argc, char **argv, const tc_cli_spec *spec, tc_args *args);
 void tc_print_usage(const tc_cli_spec *spec, FILE *f);
+/* The value of a chapter's integer flag: an optional '-' and digits, in lo..hi, else exit 2
+ * with a message naming the flag, the value and the range. */
+long tc_parse_long(const tc_cli_spec *spec, const char *flag, const char *text, long lo, long hi);
 
 /* ---- timing ------------------------------------------------------------------------------- */
 typedef struct {

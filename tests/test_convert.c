@@ -636,3 +636,69 @@ int unit_rng_determinism(void)
     }
     return 0;
 }
+
+/* ---- f64 -> f16 with one rounding, and the fma.rn.f16 model ------------------------------- */
+
+/* every finite f16 value converts to itself; midpoints between neighbours go to the even code,
+ * and the doubles just beside a midpoint go to the nearer neighbour */
+int unit_f16_from_f64_and_fma(void)
+{
+    for (uint32_t h = 0; h < 0x7C00u; h++) {
+        double v = ref_f16((uint16_t)h);
+        double next = h < 0x7BFFu ? ref_f16((uint16_t)(h + 1)) : 65536.0; /* 65536: overflow */
+        UNIT_CHECK(tc_f64_to_f16(v) == h, "%a -> 0x%04x, want 0x%04x", v, tc_f64_to_f16(v), h);
+        UNIT_CHECK(tc_f64_to_f16(-v) == (h | 0x8000u), "-%a", v);
+        double mid = 0.5 * (v + next); /* exact in double */
+        uint16_t even = (h & 1) ? (uint16_t)(h + 1) : (uint16_t)h;
+        UNIT_CHECK(tc_f64_to_f16(mid) == even, "midpoint %a -> 0x%04x, want 0x%04x", mid,
+                   tc_f64_to_f16(mid), even);
+        UNIT_CHECK(tc_f64_to_f16(nextafter(mid, 0.0)) == h, "just below midpoint %a", mid);
+        UNIT_CHECK(tc_f64_to_f16(nextafter(mid, 1e9)) == h + 1, "just above midpoint %a", mid);
+    }
+    UNIT_CHECK(tc_f64_to_f16(1e6) == 0x7C00u && tc_f64_to_f16(-1e6) == 0xFC00u, "overflow");
+    UNIT_CHECK(tc_f64_to_f16(1e-9) == 0 && tc_f64_to_f16(-1e-9) == 0x8000u, "underflow");
+
+    /* fma against an exact integer model: every f16 value is an integer times 2^-24, so a*b + c
+     * is the integer S = ia*ib + ic*2^24 times 2^-48 (at most ~2^81: __int128), and the result
+     * is the f16 value nearest to S (ties to the even code), found by comparing integers. */
+    tc_rng rng;
+    tc_rng_seed(&rng, 99);
+    for (int it = 0; it < 2000000; it++) {
+        uint16_t a = (uint16_t)(tc_rng_next_u64(&rng) & 0xFFFFu),
+                 b = (uint16_t)(tc_rng_next_u64(&rng) & 0xFFFFu),
+                 c = (uint16_t)(tc_rng_next_u64(&rng) & 0xFFFFu);
+        if (it % 4 == 0) b = (uint16_t)((b & 0x83FFu) | 0x3800u); /* |b| ~ 0.5..1: cancellation */
+        if (((a >> 10) & 31) == 31 || ((b >> 10) & 31) == 31 || ((c >> 10) & 31) == 31) continue;
+        __int128 ia = (__int128)ldexp(ref_f16(a), 24), ib = (__int128)ldexp(ref_f16(b), 24),
+                 ic = (__int128)ldexp(ref_f16(c), 24);
+        __int128 S = ia * ib + ic * ((__int128)1 << 24);
+        uint16_t got = tc_f16_fma(a, b, c);
+        if (S == 0) {
+            uint16_t want = ((a ^ b) & 0x8000u) && (c & 0x8000u) ? 0x8000u : 0;
+            UNIT_CHECK(got == want, "fma(0x%04x,0x%04x,0x%04x) zero: got 0x%04x", a, b, c, got);
+            continue;
+        }
+        /* the nearest f16 by integer comparisons: the largest h with value(h) <= |S| (binary
+         * search: magnitudes grow with the code), then h or h + 1, the code past 0x7BFF being
+         * the overflow point 65536 = inf */
+        int neg = S < 0;
+        __int128 mag = neg ? -S : S;
+        uint32_t lo = 0, hi = 0x7BFFu;
+        while (lo < hi) {
+            uint32_t mid = (lo + hi + 1) / 2;
+            if (((__int128)ldexp(ref_f16((uint16_t)mid), 24) << 24) <= mag)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        __int128 v = (__int128)ldexp(ref_f16((uint16_t)lo), 24) << 24;
+        __int128 vn = lo < 0x7BFFu ? (__int128)ldexp(ref_f16((uint16_t)(lo + 1)), 24) << 24
+                                   : (__int128)65536 << 48;
+        __int128 dlo = mag - v, dhi = vn - mag;
+        uint16_t best = (uint16_t)(dlo < dhi ? lo : dlo > dhi ? lo + 1 : (lo & 1) ? lo + 1 : lo);
+        uint16_t want = (uint16_t)(best | (neg ? 0x8000u : 0));
+        UNIT_CHECK(got == want, "fma(0x%04x,0x%04x,0x%04x) = 0x%04x, want 0x%04x", a, b, c, got,
+                   want);
+    }
+    return 0;
+}

@@ -7,6 +7,7 @@ UNIT(bf16_rounding_edges)
 UNIT(tf32_rounding_edges)
 UNIT(fp8_conversions)
 UNIT(i8_saturation)
+UNIT(f16_from_f64_and_fma)
 UNIT(rng_determinism)
 /* references, tolerances and the checker: tests/test_verify.c */
 UNIT(ref_gemm_matches_naive_loops)
