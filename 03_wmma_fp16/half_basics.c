@@ -174,7 +174,8 @@ static int run_dots(int verbose, uint64_t seed, int *passed, int *failed)
         int bad = 0;
         for (int i = 0; i < N_DOT; i++) {
             long n = dot_lengths[i];
-            if (!verbose && n > 100000) continue; /* --test: the model is single-threaded */
+            /* --test: the model is single-threaded; under the sanitizer only the short ones */
+            if (!verbose && n > (getenv("TC_TEST_SMALL") ? 1000 : 100000)) continue;
             uint16_t g16, m16;
             float g32, m32;
             double exact;
@@ -196,9 +197,9 @@ static int run_dots(int verbose, uint64_t seed, int *passed, int *failed)
                        g32, m16, m32);
         }
         if (!verbose) {
-            printf("%s dot [%g,1) f16 and f32 accumulation   n = 100 .. 100000, bit-exact against "
+            printf("%s dot [%g,1) f16 and f32 accumulation   n = 100 .. %s, bit-exact against "
                    "the host model\n",
-                   bad ? "FAIL" : "PASS", lo);
+                   bad ? "FAIL" : "PASS", lo, getenv("TC_TEST_SMALL") ? "1000" : "100000");
             *passed += !bad;
             *failed += !!bad;
         }
@@ -256,6 +257,8 @@ static long axpy_check(long n, uint16_t a, const uint16_t *x, const uint16_t *y0
 static void test_axpy(uint64_t seed, int *passed, int *failed)
 {
     static const long lengths[] = {1, 2, 3, 7, 8, 9, 15, 16, 17, 1000, 65537, 1000003};
+    /* TC_TEST_SMALL=1 (make sanitize): up to 65537 */
+    const size_t n_lengths = sizeof lengths / sizeof lengths[0] - (getenv("TC_TEST_SMALL") ? 1 : 0);
     static const int offsets[][2] = {{0, 0}, {1, 1}, {3, 3}, {7, 7}, {1, 0}, {0, 5}};
     enum { GUARD = 64 };
     const long n_max = 1000003, total = n_max + 2 * GUARD;
@@ -273,7 +276,7 @@ static void test_axpy(uint64_t seed, int *passed, int *failed)
         for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; o++) {
             const int ox = GUARD + offsets[o][0], oy = GUARD + offsets[o][1];
             long bad = 0, first = -1, bad_n = 0, guard_bad = 0;
-            for (size_t li = 0; li < sizeof lengths / sizeof lengths[0] && !bad; li++) {
+            for (size_t li = 0; li < n_lengths && !bad; li++) {
                 const long n = lengths[li];
                 TC_CUDA_CHECK(cudaMemcpy(d_y, h_y0, (size_t)total * 2, cudaMemcpyHostToDevice));
                 variants[v].launch(n, a, d_x + ox, d_y + oy, 0);
@@ -288,8 +291,8 @@ static void test_axpy(uint64_t seed, int *passed, int *failed)
             const int ok = bad == 0;
             char what[64];
             snprintf(what, sizeof what, "x+%d y+%d", offsets[o][0], offsets[o][1]);
-            printf("%s %-10s %-12s n = 1 .. 1000003 (12 lengths), exact", ok ? "PASS" : "FAIL",
-                   variants[v].name, what);
+            printf("%s %-10s %-12s n = 1 .. %ld (%zu lengths), exact", ok ? "PASS" : "FAIL",
+                   variants[v].name, what, lengths[n_lengths - 1], n_lengths);
             if (!ok)
                 printf(": n=%ld: %ld wrong (first at %ld), %ld guard elements written", bad_n,
                        bad - guard_bad, first, guard_bad);

@@ -31,7 +31,7 @@ static const tc_gemm_variant variants[] = {
          wmma_v3_prepare, wmma_v3_launch),
     RUNG("v4_pipeline", "v3 + 4-stage cp.async pipeline, one barrier per k-tile",      80, 1,
          wmma_v4_prepare, wmma_v4_launch),
-    RUNG("v5_swizzle",  "128x256 tile, 64x64 warp tiles, 3 stages, grouped block order", 80, 1,
+    RUNG("v5_dbuf",     "128x256 tile, 64x64 warps, fragments double-buffered, grouped", 80, 1,
          wmma_v5_prepare, wmma_v5_launch),
 };
 // clang-format on

@@ -43,10 +43,13 @@
  *   v4_pipeline  cp.async (sm_80): copies go global -> shared without passing through
  *                registers, and a 4-stage ring of tiles is kept in flight, so the loads for
  *                k-tile t+3 run while the tensor cores work on tile t. One barrier per k-tile.
- *   v5_swizzle   The same kernel with a 128x256 block tile (8 warps of 64x64: an A fragment
- *                feeds 4 mmas, a B fragment 4) and blocks launched in groups of 8 block-rows, so
- *                that the blocks running together share their tiles of A and B in L2 instead of
- *                streaming all of B from DRAM.
+ *   v5_dbuf      Software pipelining inside the warp: two sets of fragments in registers, the
+ *                next k-step's loads issued before the current k-step's mmas, and the barrier
+ *                for k-tile t+1 moved before the last k-step of tile t. Two fragment sets need
+ *                a warp tile whose mmas outnumber its loads, so warps own 64x64 (4x4 fragments)
+ *                in a 128x256 block tile (less L2 traffic per flop too), 4 stages, and blocks
+ *                are launched in groups of 8 block-rows so that neighbours share tiles in L2.
+ */
  */
 #include "wmma_gemm.h"
 
@@ -124,6 +127,15 @@ extern "C" void wmma_v1_launch(const tc_gemm_variant *v, const tc_gemm_problem *
  * Shared pieces of v2..v5: tile loads into shared memory and the epilogue
  * ============================================================================================== */
 
+/* The slow path of the tile loads, for rows that are not 16-byte aligned: 8 halves one by one.
+ * Kept out of line so that it does not take registers from the fast path's loop. */
+static __device__ __noinline__ void load_vector_scalar(half *dst, const half *__restrict__ g,
+                                                       long ld, int gr, int gc, int rows, int cols)
+{
+    for (int e = 0; e < 8; e++)
+        dst[e] = gr < rows && gc + e < cols ? g[(size_t)gr * ld + gc + e] : __float2half(0.0f);
+}
+
 /* Copies the ROWS x COLS tile at (row0, col0) of a row-major matrix (rows x cols, leading
  * dimension ld) into shared memory with row stride SROW (halves), through registers. Elements
  * outside the matrix become 0, so they add nothing to the products. */
@@ -147,9 +159,7 @@ __device__ __forceinline__ void load_tile_sync(half *s, const half *__restrict__
             if (gr < rows && gc < cols) x = *(const uint4 *)(g + (size_t)gr * ld + gc);
             *(uint4 *)dst = x;
         } else {
-#pragma unroll
-            for (int e = 0; e < VEC; e++)
-                dst[e] = gr < rows && gc + e < cols ? g[(size_t)gr * ld + gc + e] : __float2half(0.0f);
+            load_vector_scalar(dst, g, ld, gr, gc, rows, cols);
         }
     }
 }
@@ -211,8 +221,9 @@ __device__ __forceinline__ void load_tile_async(half *s, const half *__restrict_
 
 /* The epilogue of v2..v5: C = alpha*acc + beta*C for one warp's 16x16 accumulator at
  * (row0, col0). The fragment's element-to-lane mapping is unspecified, so it goes through a
- * 16x16 f32 scratch tile in shared memory (store_matrix_sync); then lane l owns 8 consecutive
- * elements of row l/2 and writes the ones inside C, as two 16-byte stores when it can. */
+ * 16x16 f32 scratch tile in shared memory (store_matrix_sync). Then lane l owns 4 consecutive
+ * elements of rows l/4 and l/4 + 8: four lanes cover a 64-byte row segment, so every store
+ * instruction writes whole 32-byte sectors, as 16-byte vectors when the row allows it. */
 typedef wmma::fragment<wmma::accumulator, WMMA_M, WMMA_N, WMMA_K, float> acc_fragment;
 
 __device__ __forceinline__ void store_tile(const acc_fragment &acc, float *scratch,
@@ -222,24 +233,23 @@ __device__ __forceinline__ void store_tile(const acc_fragment &acc, float *scrat
     const int lane = threadIdx.x % 32;
     wmma::store_matrix_sync(scratch, acc, WMMA_N, wmma::mem_row_major);
     __syncwarp();
-    const int r = lane / 2, c = lane % 2 * 8;
-    const int gr = row0 + r, gc = col0 + c;
-    if (gr < M) {
+    const int c = lane % 4 * 4, gc = col0 + c;
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int r = lane / 4 + 8 * h, gr = row0 + r;
+        if (gr >= M) continue;
         float *dst = C + (size_t)gr * ldc + gc;
         const float *src = scratch + r * WMMA_N + c;
-        if (vec && gc + 8 <= N) {
-#pragma unroll
-            for (int h = 0; h < 2; h++) {
-                float4 x = *(const float4 *)(src + 4 * h);
-                x.x *= alpha, x.y *= alpha, x.z *= alpha, x.w *= alpha;
-                if (beta != 0.0f) {
-                    const float4 y = *(const float4 *)(dst + 4 * h);
-                    x.x += beta * y.x, x.y += beta * y.y, x.z += beta * y.z, x.w += beta * y.w;
-                }
-                *(float4 *)(dst + 4 * h) = x;
+        if (vec && gc + 4 <= N) {
+            float4 x = *(const float4 *)src;
+            x.x *= alpha, x.y *= alpha, x.z *= alpha, x.w *= alpha;
+            if (beta != 0.0f) {
+                const float4 y = *(const float4 *)dst;
+                x.x += beta * y.x, x.y += beta * y.y, x.z += beta * y.z, x.w += beta * y.w;
             }
+            *(float4 *)dst = x;
         } else {
-            for (int e = 0; e < 8 && gc + e < N; e++)
+            for (int e = 0; e < 4 && gc + e < N; e++)
                 dst[e] = alpha * src[e] + (beta != 0.0f ? beta * dst[e] : 0.0f);
         }
     }
@@ -346,29 +356,50 @@ struct tile_config {
                   "room for the epilogue scratch");
 };
 
-/* The math of one k-tile: for each 16-wide k-step, load the warp's FRAG_M A fragments and
- * FRAG_N B fragments from shared memory and do FRAG_M x FRAG_N mma_syncs. */
+typedef wmma::fragment<wmma::matrix_a, WMMA_M, WMMA_N, WMMA_K, half, wmma::row_major> a_fragment;
+typedef wmma::fragment<wmma::matrix_b, WMMA_M, WMMA_N, WMMA_K, half, wmma::row_major> b_fragment;
+
+/* The warp's FRAG_M A fragments and FRAG_N B fragments of the 16-wide k-step at column kk of the
+ * shared tiles (WMMA compiles each load to one ldmatrix.x4: see the README's SASS). */
 template <class T>
-__device__ __forceinline__ void
-warp_tile_mma(acc_fragment (&acc)[T::FRAG_M][T::FRAG_N], const half *sA, const half *sB,
-              int warp_m, int warp_n)
+__device__ __forceinline__ void load_fragments(a_fragment (&a)[T::FRAG_M], b_fragment (&b)[T::FRAG_N],
+                                               const half *sA, const half *sB, int warp_m,
+                                               int warp_n, int kk)
 {
-    wmma::fragment<wmma::matrix_a, WMMA_M, WMMA_N, WMMA_K, half, wmma::row_major> a[T::FRAG_M];
-    wmma::fragment<wmma::matrix_b, WMMA_M, WMMA_N, WMMA_K, half, wmma::row_major> b[T::FRAG_N];
+#pragma unroll
+    for (int i = 0; i < T::FRAG_M; i++)
+        wmma::load_matrix_sync(a[i], sA + (warp_m * T::WARP_M + i * WMMA_M) * T::A_ROW + kk,
+                               T::A_ROW);
+#pragma unroll
+    for (int j = 0; j < T::FRAG_N; j++)
+        wmma::load_matrix_sync(b[j], sB + kk * T::B_ROW + warp_n * T::WARP_N + j * WMMA_N,
+                               T::B_ROW);
+}
+
+/* FRAG_M x FRAG_N mma_syncs: every A fragment meets every B fragment */
+template <class T>
+__device__ __forceinline__ void warp_tile_mma_step(acc_fragment (&acc)[T::FRAG_M][T::FRAG_N],
+                                                   const a_fragment (&a)[T::FRAG_M],
+                                                   const b_fragment (&b)[T::FRAG_N])
+{
+#pragma unroll
+    for (int i = 0; i < T::FRAG_M; i++)
+#pragma unroll
+        for (int j = 0; j < T::FRAG_N; j++) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+}
+
+/* The math of one k-tile (v3, v4): for each 16-wide k-step, load the fragments, then multiply. */
+template <class T>
+__device__ __forceinline__ void warp_tile_mma(acc_fragment (&acc)[T::FRAG_M][T::FRAG_N],
+                                              const half *sA, const half *sB, int warp_m,
+                                              int warp_n)
+{
+    a_fragment a[T::FRAG_M];
+    b_fragment b[T::FRAG_N];
 #pragma unroll
     for (int kk = 0; kk < T::BLOCK_K; kk += WMMA_K) {
-#pragma unroll
-        for (int i = 0; i < T::FRAG_M; i++)
-            wmma::load_matrix_sync(a[i], sA + (warp_m * T::WARP_M + i * WMMA_M) * T::A_ROW + kk,
-                                   T::A_ROW);
-#pragma unroll
-        for (int j = 0; j < T::FRAG_N; j++)
-            wmma::load_matrix_sync(b[j], sB + kk * T::B_ROW + warp_n * T::WARP_N + j * WMMA_N,
-                                   T::B_ROW);
-#pragma unroll
-        for (int i = 0; i < T::FRAG_M; i++)
-#pragma unroll
-            for (int j = 0; j < T::FRAG_N; j++) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+        load_fragments<T>(a, b, sA, sB, warp_m, warp_n, kk);
+        warp_tile_mma_step<T>(acc, a, b);
     }
 }
 
@@ -497,8 +528,88 @@ __global__ void __launch_bounds__(T::THREADS)
                        block_n + warp_n * T::WARP_N, M, N, alpha, beta, vec.c);
 }
 
+/* ---- v5: fragments double-buffered in registers -------------------------------------------------
+ * In v4 every k-step loads its fragments and then multiplies them: the mmas wait for the
+ * ldmatrix results (~30 cycles) at every step, and at every k-tile the warps first meet at the
+ * barrier. Here each warp holds two sets of fragments: while the tensor cores multiply set `cur`,
+ * the loads for the next k-step fill set `nxt`. The barrier that makes k-tile t+1 visible moves
+ * into k-tile t, before its last k-step, so even the first loads of t+1 overlap the last mmas of
+ * t. Two fragment sets cost registers (64 for a 64x64 warp tile), so the warp tile must be large
+ * enough that its mmas outnumber the loads: 64x64 (4x4 fragments, 16 mmas per 8 loads). */
+template <class T, int GROUP_M>
+__global__ void __launch_bounds__(T::THREADS)
+    wmma_pipeline_dbuf(int M, int N, int K, const half *__restrict__ A, long lda,
+                     const half *__restrict__ B, long ldb, float *__restrict__ C, long ldc,
+                     float alpha, float beta, vec_flags vec)
+{
+    static_assert(T::STAGES >= 3, "loading k-tile t+1 while t is read needs three stages");
+    constexpr int KSTEPS = T::BLOCK_K / WMMA_K;
+    static_assert(KSTEPS % 2 == 0, "fragment buffers alternate within and across k-tiles");
+    extern __shared__ __align__(128) unsigned char smem[];
+    half *sA = (half *)smem, *sB = sA + T::STAGES * T::A_STAGE;
+    const int warp = threadIdx.x / 32;
+    const int warp_m = warp / T::WARPS_N, warp_n = warp % T::WARPS_N;
+    int tm, tn;
+    block_tile_coords<GROUP_M>((M + T::BLOCK_M - 1) / T::BLOCK_M, (N + T::BLOCK_N - 1) / T::BLOCK_N,
+                               &tm, &tn);
+    const int block_m = tm * T::BLOCK_M, block_n = tn * T::BLOCK_N;
+    const int k_tiles = (K + T::BLOCK_K - 1) / T::BLOCK_K;
+
+    acc_fragment acc[T::FRAG_M][T::FRAG_N];
+#pragma unroll
+    for (int i = 0; i < T::FRAG_M; i++)
+#pragma unroll
+        for (int j = 0; j < T::FRAG_N; j++) wmma::fill_fragment(acc[i][j], 0.0f);
+    a_fragment a[2][T::FRAG_M]; /* two sets: one being multiplied, one being loaded */
+    b_fragment b[2][T::FRAG_N];
+
+    auto load_stage = [&](int t) {
+        const int s = t % T::STAGES;
+        load_tile_async<T::BLOCK_M, T::BLOCK_K, T::THREADS, T::A_ROW>(
+            sA + s * T::A_STAGE, A, lda, block_m, t * T::BLOCK_K, M, K, vec.a);
+        load_tile_async<T::BLOCK_K, T::BLOCK_N, T::THREADS, T::B_ROW>(
+            sB + s * T::B_STAGE, B, ldb, t * T::BLOCK_K, block_n, K, N, vec.b);
+    };
+#pragma unroll
+    for (int t = 0; t < T::STAGES - 1; t++) {
+        if (t < k_tiles) load_stage(t);
+        cp_async_commit_group();
+    }
+    cp_async_wait_group<T::STAGES - 2>();
+    __syncthreads();
+    load_fragments<T>(a[0], b[0], sA, sB, warp_m, warp_n, 0);
+
+    for (int t = 0; t < k_tiles; t++) {
+        const int s = t % T::STAGES;
+#pragma unroll
+        for (int ks = 0; ks < KSTEPS; ks++) {
+            const int cur = ks % 2, nxt = 1 - cur;
+            if (ks == KSTEPS - 1) {
+                /* groups committed: STAGES-1 + t; k-tile t+1 is group t+1 */
+                cp_async_wait_group<T::STAGES - 3>();
+                __syncthreads();
+                if (t + T::STAGES - 1 < k_tiles) load_stage(t + T::STAGES - 1);
+                cp_async_commit_group();
+                if (t + 1 < k_tiles) {
+                    const int s1 = (t + 1) % T::STAGES;
+                    load_fragments<T>(a[nxt], b[nxt], sA + s1 * T::A_STAGE, sB + s1 * T::B_STAGE,
+                                      warp_m, warp_n, 0);
+                }
+            } else {
+                load_fragments<T>(a[nxt], b[nxt], sA + s * T::A_STAGE, sB + s * T::B_STAGE,
+                                  warp_m, warp_n, (ks + 1) * WMMA_K);
+            }
+            warp_tile_mma_step<T>(acc, a[cur], b[cur]);
+        }
+    }
+    cp_async_wait_group<0>();
+    __syncthreads();
+    warp_tile_store<T>(acc, smem, C, ldc, block_m + warp_m * T::WARP_M,
+                       block_n + warp_n * T::WARP_N, M, N, alpha, beta, vec.c);
+}
+
 using V4 = tile_config<128, 128, 32, 2, 4, 4>;
-using V5 = tile_config<128, 256, 32, 2, 4, 3>;
+using V5 = tile_config<128, 256, 32, 2, 4, 4>;
 constexpr int V5_GROUP_M = 8;
 
 /* Opts a kernel into more than 48 KiB of dynamic shared memory, once per kernel (outside any
@@ -528,13 +639,11 @@ extern "C" void wmma_v3_launch(const tc_gemm_variant *v, const tc_gemm_problem *
         (float *)p->d_c, p->ldc, p->alpha, p->beta, vector_paths(p));
 }
 
-template <class T, int GROUP_M> static void launch_pipeline(const tc_gemm_problem *p, cudaStream_t stream)
+/* v4 and v5 run on a 1-D grid, one block per tile of C (block_tile_coords maps them). */
+template <class T> static unsigned tile_count(const tc_gemm_problem *p)
 {
-    const long tiles = (long)((p->M + T::BLOCK_M - 1) / T::BLOCK_M) *
-                       ((p->N + T::BLOCK_N - 1) / T::BLOCK_N);
-    wmma_pipeline<T, GROUP_M><<<(unsigned)tiles, T::THREADS, T::SMEM_BYTES, stream>>>(
-        p->M, p->N, p->K, (const half *)p->d_a, p->lda, (const half *)p->d_b, p->ldb,
-        (float *)p->d_c, p->ldc, p->alpha, p->beta, vector_paths(p));
+    return (unsigned)((long)((p->M + T::BLOCK_M - 1) / T::BLOCK_M) *
+                      ((p->N + T::BLOCK_N - 1) / T::BLOCK_N));
 }
 
 extern "C" const char *wmma_v4_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
@@ -545,16 +654,20 @@ extern "C" const char *wmma_v4_prepare(const tc_gemm_variant *v, tc_gemm_problem
 extern "C" void wmma_v4_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
                                cudaStream_t stream)
 {
-    launch_pipeline<V4, 1>(p, stream);
+    wmma_pipeline<V4, 1><<<tile_count<V4>(p), V4::THREADS, V4::SMEM_BYTES, stream>>>(
+        p->M, p->N, p->K, (const half *)p->d_a, p->lda, (const half *)p->d_b, p->ldb,
+        (float *)p->d_c, p->ldc, p->alpha, p->beta, vector_paths(p));
 }
 
 extern "C" const char *wmma_v5_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
-    return allow_smem((const void *)wmma_pipeline<V5, V5_GROUP_M>, V5::SMEM_BYTES);
+    return allow_smem((const void *)wmma_pipeline_dbuf<V5, V5_GROUP_M>, V5::SMEM_BYTES);
 }
 
 extern "C" void wmma_v5_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
                                cudaStream_t stream)
 {
-    launch_pipeline<V5, V5_GROUP_M>(p, stream);
+    wmma_pipeline_dbuf<V5, V5_GROUP_M><<<tile_count<V5>(p), V5::THREADS, V5::SMEM_BYTES, stream>>>(
+        p->M, p->N, p->K, (const half *)p->d_a, p->lda, (const half *)p->d_b, p->ldb,
+        (float *)p->d_c, p->ldc, p->alpha, p->beta, vector_paths(p));
 }
