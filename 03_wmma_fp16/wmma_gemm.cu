@@ -50,7 +50,6 @@
  *                in a 128x256 block tile (less L2 traffic per flop too), 4 stages, and blocks
  *                are launched in groups of 8 block-rows so that neighbours share tiles in L2.
  */
- */
 #include "wmma_gemm.h"
 
 #include <cuda_fp16.h>
