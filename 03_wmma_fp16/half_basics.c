@@ -78,7 +78,8 @@ static uint16_t probe_expected(const probe *p)
 
 static double probe_exact(const probe *p)
 {
-    double x = tc_f16_to_f32(tc_f32_to_f16((float)p->a)), y = tc_f16_to_f32(tc_f32_to_f16((float)p->b));
+    double x = tc_f16_to_f32(tc_f32_to_f16((float)p->a)),
+           y = tc_f16_to_f32(tc_f32_to_f16((float)p->b));
     return p->op == OP_MUL ? x * y : p->op == OP_ADD ? x + y : p->a;
 }
 
@@ -152,7 +153,8 @@ enum { N_DOT = sizeof dot_lengths / sizeof dot_lengths[0] };
 static int run_dots(int verbose, uint64_t seed, int *passed, int *failed)
 {
     const long n_max = dot_lengths[N_DOT - 1];
-    uint16_t *h_x = (uint16_t *)tc_xmalloc((size_t)n_max * 2), *h_y = (uint16_t *)tc_xmalloc((size_t)n_max * 2);
+    uint16_t *h_x = (uint16_t *)tc_xmalloc((size_t)n_max * 2),
+             *h_y = (uint16_t *)tc_xmalloc((size_t)n_max * 2);
     uint16_t *d_x = device_halves(n_max), *d_y = device_halves(n_max), *d_o16 = device_halves(1);
     float *d_o32 = NULL;
     TC_CUDA_CHECK(cudaMalloc((void **)&d_o32, sizeof(float)));
@@ -243,8 +245,8 @@ static void axpy_check_part(void *ctx, int tid, int nthreads)
 }
 
 /* Every element must equal one fma.rn.f16 of the inputs: an exact check. Returns bad count. */
-static long axpy_check(long n, uint16_t a, const uint16_t *x, const uint16_t *y0,
-                       const uint16_t *y, long *first_bad)
+static long axpy_check(long n, uint16_t a, const uint16_t *x, const uint16_t *y0, const uint16_t *y,
+                       long *first_bad)
 {
     axpy_check_ctx c = {n, a, x, y0, y, 0, -1};
     tc_parallel(axpy_check_part, &c);
@@ -323,8 +325,8 @@ static void axpy_launch(void *ctx, cudaStream_t stream)
     if (c->v->launch)
         c->v->launch(c->n, c->a, c->x, c->y, stream);
     else
-        TC_CUDA_CHECK(cudaMemcpyAsync(c->y, c->x, (size_t)c->n * 2, cudaMemcpyDeviceToDevice,
-                                      stream));
+        TC_CUDA_CHECK(
+            cudaMemcpyAsync(c->y, c->x, (size_t)c->n * 2, cudaMemcpyDeviceToDevice, stream));
     TC_LAUNCH_CHECK();
 }
 
@@ -375,8 +377,8 @@ static int run_axpy_table(const tc_args *args, const tc_device_info *dev, long n
     fprintf(info,
             "\nAXPY y = a*x + y in f16, n = %ld (%.0f MiB per array), median of %d runs after %d "
             "warm-up, L2 flushed before each\n  %-11s %9s %9s %9s %8s %-5s %s\n",
-            n, bytes / 1048576.0, args->reps, args->warmup, "variant", "ms(med)", "ms(min)",
-            "GB/s", "vs copy", "check", "description");
+            n, bytes / 1048576.0, args->reps, args->warmup, "variant", "ms(med)", "ms(min)", "GB/s",
+            "vs copy", "check", "description");
     int failed = 0;
     for (int v = 0; v < N_VARIANTS; v++) {
         /* the copy always runs: every row is a percentage of it */
@@ -387,8 +389,8 @@ static int run_axpy_table(const tc_args *args, const tc_device_info *dev, long n
         const double pct = 100.0 * res[v].gbs / res[0].gbs;
         failed += !res[v].pass;
         fprintf(info, "  %-11s %9.3f %9.3f %9.0f %7.1f%% %-5s %s\n", variants[v].name,
-                res[v].t.ms_median, res[v].t.ms_min, res[v].gbs, pct,
-                res[v].pass ? "PASS" : "FAIL", variants[v].description);
+                res[v].t.ms_median, res[v].t.ms_min, res[v].gbs, pct, res[v].pass ? "PASS" : "FAIL",
+                variants[v].description);
         if (csv) {
             tc_bench_row row;
             memset(&row, 0, sizeof row);
@@ -417,7 +419,8 @@ static int run_axpy_table(const tc_args *args, const tc_device_info *dev, long n
     return failed;
 }
 
-/* ---- command line and modes ------------------------------------------------------------------- */
+/* ---- command line and modes -------------------------------------------------------------------
+ */
 static const tc_cli_flag flags[] = {
     {"--n", "N", "AXPY length in halves, 1..2^33 (default 2^28 + 1)"},
 };
@@ -426,24 +429,23 @@ static void print_list(void)
 {
     printf("%s - f16 AXPY variants (the bandwidth ladder) and the precision lesson\n\n", PROGRAM);
     printf("%-11s %s\n", "variant", "description");
-    for (int v = 0; v < N_VARIANTS; v++) printf("%-11s %s\n", variants[v].name, variants[v].description);
+    for (int v = 0; v < N_VARIANTS; v++)
+        printf("%-11s %s\n", variants[v].name, variants[v].description);
     printf("\nprecision probes (run by default and by --test):\n");
-    for (int i = 0; i < HALF_N_PROBES; i++) printf("  %-14s %s\n", probes[i].label, probes[i].lesson);
+    for (int i = 0; i < HALF_N_PROBES; i++)
+        printf("  %-14s %s\n", probes[i].label, probes[i].lesson);
 }
 
 int main(int argc, char **argv)
 {
     const char *names[N_VARIANTS];
     for (int i = 0; i < N_VARIANTS; i++) names[i] = variants[i].name;
-    tc_cli_spec spec = {PROGRAM,
-                        "half and half2: an f16 AXPY at the copy bandwidth, and what f16 can hold",
-                        names,
-                        N_VARIANTS,
-                        0,
-                        20,
-                        3,
-                        flags,
-                        1};
+    tc_cli_spec spec = {
+        PROGRAM, "half and half2: an f16 AXPY at the copy bandwidth, and what f16 can hold",
+        names,   N_VARIANTS,
+        0,       20,
+        3,       flags,
+        1};
     tc_args a;
     tc_parse_args(argc, argv, &spec, &a);
     if (a.mode == TC_MODE_LIST) {
@@ -452,7 +454,8 @@ int main(int argc, char **argv)
     }
     long n = DEFAULT_N;
     if (a.flag_values[0]) {
-        if (a.mode == TC_MODE_TEST) tc_usage_error(PROGRAM, "--test runs its own lengths; drop --n");
+        if (a.mode == TC_MODE_TEST)
+            tc_usage_error(PROGRAM, "--test runs its own lengths; drop --n");
         n = tc_parse_long(&spec, "--n", a.flag_values[0], 1, MAX_N);
     }
     /* host: x, y as uploaded, y as read back */

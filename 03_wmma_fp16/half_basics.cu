@@ -104,8 +104,8 @@ extern "C" void axpy_h1_launch(long n, uint16_t a, const uint16_t *x, uint16_t *
 
 /* The vector variants: head elements until x (and y, misaligned the same way) reach a multiple
  * of `bytes`; whole vectors; then the tail. Misaligned differently: no vector path at all. */
-static bool split_for_vectors(long n, const uint16_t *x, const uint16_t *y, int bytes,
-                              long *head, long *vecs)
+static bool split_for_vectors(long n, const uint16_t *x, const uint16_t *y, int bytes, long *head,
+                              long *vecs)
 {
     const uintptr_t mx = (uintptr_t)x % bytes, my = (uintptr_t)y % bytes;
     if (mx != my) return false;
@@ -148,24 +148,25 @@ __global__ void half_probes(const float *in, uint16_t *out)
     if (threadIdx.x != 0 || blockIdx.x != 0) return;
     const float *v = in;
     int i = 0;
-    out[i++] = __half_as_ushort(__float2half_rn(v[0]));                          /* 65504 */
-    out[i++] = __half_as_ushort(__float2half_rn(v[1]));                          /* 65519 */
-    out[i++] = __half_as_ushort(__float2half_rn(v[2]));                          /* 65520 */
-    out[i++] = __half_as_ushort(__hmul(__float2half_rn(v[3]), __float2half_rn(v[3]))); /* 300^2 */
-    out[i++] = __half_as_ushort(__float2half_rn(v[4]));                          /* 2^-14 */
-    out[i++] = __half_as_ushort(__float2half_rn(v[5]));                          /* 1e-6 */
-    out[i++] = __half_as_ushort(__float2half_rn(v[6]));                          /* 2^-24 */
-    out[i++] = __half_as_ushort(__float2half_rn(v[7]));                          /* 1e-8 */
-    out[i++] = __half_as_ushort(__hmul(__float2half_rn(v[8]), __float2half_rn(v[8]))); /* 1e-3^2 */
+    out[i++] = __half_as_ushort(__float2half_rn(v[0]));                                 /* 65504 */
+    out[i++] = __half_as_ushort(__float2half_rn(v[1]));                                 /* 65519 */
+    out[i++] = __half_as_ushort(__float2half_rn(v[2]));                                 /* 65520 */
+    out[i++] = __half_as_ushort(__hmul(__float2half_rn(v[3]), __float2half_rn(v[3])));  /* 300^2 */
+    out[i++] = __half_as_ushort(__float2half_rn(v[4]));                                 /* 2^-14 */
+    out[i++] = __half_as_ushort(__float2half_rn(v[5]));                                 /* 1e-6 */
+    out[i++] = __half_as_ushort(__float2half_rn(v[6]));                                 /* 2^-24 */
+    out[i++] = __half_as_ushort(__float2half_rn(v[7]));                                 /* 1e-8 */
+    out[i++] = __half_as_ushort(__hmul(__float2half_rn(v[8]), __float2half_rn(v[8])));  /* 1e-3^2 */
     out[i++] = __half_as_ushort(__hadd(__float2half_rn(v[9]), __float2half_rn(v[10]))); /* 2048+1 */
-    out[i++] = __half_as_ushort(__hadd(__float2half_rn(v[11]), __float2half_rn(v[12]))); /* 1+2^-11 */
-    out[i++] = __half_as_ushort(__float2half_rn(v[13]));                         /* 0.1 */
+    out[i++] =
+        __half_as_ushort(__hadd(__float2half_rn(v[11]), __float2half_rn(v[12]))); /* 1+2^-11 */
+    out[i++] = __half_as_ushort(__float2half_rn(v[13]));                          /* 0.1 */
 }
 
 /* the operands of the probes, in the order the kernel reads them (see half_basics.c) */
-static const float probe_operands[] = {65504.0f, 65519.0f, 65520.0f, 300.0f, 6.103515625e-05f,
-                                       1e-6f, 5.9604644775390625e-08f, 1e-8f, 1e-3f, 2048.0f,
-                                       1.0f, 1.0f, 0.00048828125f, 0.1f};
+static const float probe_operands[] = {
+    65504.0f, 65519.0f, 65520.0f, 300.0f, 6.103515625e-05f, 1e-6f, 5.9604644775390625e-08f, 1e-8f,
+    1e-3f,    2048.0f,  1.0f,     1.0f,   0.00048828125f,   0.1f};
 
 extern "C" void half_probes_run(uint16_t *d_out, cudaStream_t stream)
 {

@@ -271,13 +271,13 @@ static vec_flags vector_paths(const tc_gemm_problem *p)
  * ============================================================================================== */
 constexpr int V2_BLOCK_M = 64, V2_BLOCK_N = 64, V2_BLOCK_K = 32;
 constexpr int V2_WARPS_M = V2_BLOCK_M / WMMA_M, V2_WARPS_N = V2_BLOCK_N / WMMA_N; /* 4 x 4 */
-constexpr int V2_THREADS = 32 * V2_WARPS_M * V2_WARPS_N;                           /* 512 */
+constexpr int V2_THREADS = 32 * V2_WARPS_M * V2_WARPS_N;                          /* 512 */
 static_assert(V2_BLOCK_K % WMMA_K == 0, "the k-tile is whole WMMA steps");
 
 __global__ void __launch_bounds__(V2_THREADS)
     wmma_v2_smem(int M, int N, int K, const half *__restrict__ A, long lda,
-                 const half *__restrict__ B, long ldb, float *__restrict__ C, long ldc,
-                 float alpha, float beta, vec_flags vec)
+                 const half *__restrict__ B, long ldb, float *__restrict__ C, long ldc, float alpha,
+                 float beta, vec_flags vec)
 {
     /* Unpadded: a row of the A tile is 64 bytes, of the B tile 128 bytes. 32-byte alignment is
      * what load_matrix_sync requires of every fragment pointer. */
@@ -296,9 +296,9 @@ __global__ void __launch_bounds__(V2_THREADS)
 
     for (int k0 = 0; k0 < K; k0 += V2_BLOCK_K) {
         load_tile_sync<V2_BLOCK_M, V2_BLOCK_K, V2_THREADS, V2_BLOCK_K>(sA, A, lda, block_m, k0, M,
-                                                                      K, vec.a);
+                                                                       K, vec.a);
         load_tile_sync<V2_BLOCK_K, V2_BLOCK_N, V2_THREADS, V2_BLOCK_N>(sB, B, ldb, k0, block_n, K,
-                                                                      N, vec.b);
+                                                                       N, vec.b);
         __syncthreads(); /* the tiles are complete */
 #pragma unroll
         for (int kk = 0; kk < V2_BLOCK_K; kk += WMMA_K) {
@@ -308,8 +308,8 @@ __global__ void __launch_bounds__(V2_THREADS)
         }
         __syncthreads(); /* every warp is done with the tiles before they are overwritten */
     }
-    store_tile(acc, scratch[warp], C, ldc, block_m + warp_m * WMMA_M, block_n + warp_n * WMMA_N,
-               M, N, alpha, beta, vec.c);
+    store_tile(acc, scratch[warp], C, ldc, block_m + warp_m * WMMA_M, block_n + warp_n * WMMA_N, M,
+               N, alpha, beta, vec.c);
 }
 
 extern "C" void wmma_v2_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
@@ -361,9 +361,9 @@ typedef wmma::fragment<wmma::matrix_b, WMMA_M, WMMA_N, WMMA_K, half, wmma::row_m
 /* The warp's FRAG_M A fragments and FRAG_N B fragments of the 16-wide k-step at column kk of the
  * shared tiles (WMMA compiles each load to one ldmatrix.x4: see the README's SASS). */
 template <class T>
-__device__ __forceinline__ void load_fragments(a_fragment (&a)[T::FRAG_M], b_fragment (&b)[T::FRAG_N],
-                                               const half *sA, const half *sB, int warp_m,
-                                               int warp_n, int kk)
+__device__ __forceinline__ void load_fragments(a_fragment (&a)[T::FRAG_M],
+                                               b_fragment (&b)[T::FRAG_N], const half *sA,
+                                               const half *sB, int warp_m, int warp_n, int kk)
 {
 #pragma unroll
     for (int i = 0; i < T::FRAG_M; i++)
@@ -404,10 +404,10 @@ __device__ __forceinline__ void warp_tile_mma(acc_fragment (&acc)[T::FRAG_M][T::
 
 /* The epilogue: the operand buffers are free after a barrier; each warp takes a 1 KiB scratch. */
 template <class T>
-__device__ __forceinline__ void
-warp_tile_store(const acc_fragment (&acc)[T::FRAG_M][T::FRAG_N], unsigned char *smem,
-                float *__restrict__ C, long ldc, int tile_m, int tile_n, int M, int N,
-                float alpha, float beta, bool vec)
+__device__ __forceinline__ void warp_tile_store(const acc_fragment (&acc)[T::FRAG_M][T::FRAG_N],
+                                                unsigned char *smem, float *__restrict__ C,
+                                                long ldc, int tile_m, int tile_n, int M, int N,
+                                                float alpha, float beta, bool vec)
 {
     const int warp = threadIdx.x / 32;
     float *scratch = (float *)smem + warp * WMMA_M * WMMA_N;
@@ -441,10 +441,10 @@ __global__ void __launch_bounds__(T::THREADS)
         for (int j = 0; j < T::FRAG_N; j++) wmma::fill_fragment(acc[i][j], 0.0f);
 
     for (int k0 = 0; k0 < K; k0 += T::BLOCK_K) {
-        load_tile_sync<T::BLOCK_M, T::BLOCK_K, T::THREADS, T::A_ROW>(sA, A, lda, block_m, k0, M,
-                                                                    K, vec.a);
-        load_tile_sync<T::BLOCK_K, T::BLOCK_N, T::THREADS, T::B_ROW>(sB, B, ldb, k0, block_n, K,
-                                                                    N, vec.b);
+        load_tile_sync<T::BLOCK_M, T::BLOCK_K, T::THREADS, T::A_ROW>(sA, A, lda, block_m, k0, M, K,
+                                                                     vec.a);
+        load_tile_sync<T::BLOCK_K, T::BLOCK_N, T::THREADS, T::B_ROW>(sB, B, ldb, k0, block_n, K, N,
+                                                                     vec.b);
         __syncthreads();
         warp_tile_mma<T>(acc, sA, sB, warp_m, warp_n);
         __syncthreads();
@@ -538,8 +538,8 @@ __global__ void __launch_bounds__(T::THREADS)
 template <class T, int GROUP_M>
 __global__ void __launch_bounds__(T::THREADS)
     wmma_pipeline_dbuf(int M, int N, int K, const half *__restrict__ A, long lda,
-                     const half *__restrict__ B, long ldb, float *__restrict__ C, long ldc,
-                     float alpha, float beta, vec_flags vec)
+                       const half *__restrict__ B, long ldb, float *__restrict__ C, long ldc,
+                       float alpha, float beta, vec_flags vec)
 {
     static_assert(T::STAGES >= 3, "loading k-tile t+1 while t is read needs three stages");
     constexpr int KSTEPS = T::BLOCK_K / WMMA_K;
@@ -595,8 +595,8 @@ __global__ void __launch_bounds__(T::THREADS)
                                       warp_m, warp_n, 0);
                 }
             } else {
-                load_fragments<T>(a[nxt], b[nxt], sA + s * T::A_STAGE, sB + s * T::B_STAGE,
-                                  warp_m, warp_n, (ks + 1) * WMMA_K);
+                load_fragments<T>(a[nxt], b[nxt], sA + s * T::A_STAGE, sB + s * T::B_STAGE, warp_m,
+                                  warp_n, (ks + 1) * WMMA_K);
             }
             warp_tile_mma_step<T>(acc, a[cur], b[cur]);
         }
@@ -619,8 +619,8 @@ static const char *allow_smem(const void *kernel, size_t bytes)
     TC_CUDA_CHECK(cudaGetDevice(&dev));
     TC_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     if (bytes > (size_t)optin) return "the block tile needs more shared memory than this GPU has";
-    TC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       (int)bytes));
+    TC_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     return NULL;
 }
 

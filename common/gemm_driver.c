@@ -340,7 +340,8 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
             int scaled = si >= n_sizes;
             const int *size = scaled ? scaled_sizes[si - n_sizes] : test_sizes[si];
             scalars ab = plain;
-            if (scaled) ab = tc_dtype_is_integer(tc_precision_get(v->precision)->out) ? int_ab : float_ab;
+            if (scaled)
+                ab = tc_dtype_is_integer(tc_precision_get(v->precision)->out) ? int_ab : float_ab;
             long M = size[0], N = size[1], K = size[2];
             const char *why = tc_gemm_unsupported(v, M, N, K);
             if (why) {
