@@ -111,13 +111,6 @@ static const tc_gemm_bench_extra bench_extras[] = {
     {"tf32_compute", "tf32_compute_K-1", "tf32_compute", 8192, 8192, 8191, 0, 0},
 };
 
-static void *init(const tc_device_info *dev, FILE *info)
-{
-    (void)dev;
-    tc_cublas_print_version(info);
-    return NULL;
-}
-
 int main(int argc, char **argv)
 {
     static const tc_gemm_chapter chapter = {
@@ -134,7 +127,7 @@ int main(int argc, char **argv)
         bench_extras,
         (int)(sizeof bench_extras / sizeof bench_extras[0]),
         70,
-        init,
+        tc_cublas_chapter_init,
         NULL,
     };
     return tc_gemm_main(argc, argv, &chapter);

@@ -419,6 +419,16 @@ __device__ __forceinline__ void warp_tile_store(const acc_fragment (&acc)[T::FRA
                        alpha, beta, vec);
 }
 
+/* acc = 0, fragment by fragment */
+template <class T>
+__device__ __forceinline__ void zero_accumulators(acc_fragment (&acc)[T::FRAG_M][T::FRAG_N])
+{
+#pragma unroll
+    for (int i = 0; i < T::FRAG_M; i++)
+#pragma unroll
+        for (int j = 0; j < T::FRAG_N; j++) wmma::fill_fragment(acc[i][j], 0.0f);
+}
+
 /* ---- v3: register blocking + padding, synchronous loads ------------------------------------- */
 using V3 = tile_config<128, 128, 32, 2, 4, 1>;
 
@@ -435,10 +445,7 @@ __global__ void __launch_bounds__(T::THREADS)
     const int block_m = blockIdx.y * T::BLOCK_M, block_n = blockIdx.x * T::BLOCK_N;
 
     acc_fragment acc[T::FRAG_M][T::FRAG_N];
-#pragma unroll
-    for (int i = 0; i < T::FRAG_M; i++)
-#pragma unroll
-        for (int j = 0; j < T::FRAG_N; j++) wmma::fill_fragment(acc[i][j], 0.0f);
+    zero_accumulators<T>(acc);
 
     for (int k0 = 0; k0 < K; k0 += T::BLOCK_K) {
         load_tile_sync<T::BLOCK_M, T::BLOCK_K, T::THREADS, T::A_ROW>(sA, A, lda, block_m, k0, M, K,
@@ -472,6 +479,30 @@ __device__ __forceinline__ void block_tile_coords(int tiles_m, int tiles_n, int 
     *tn = id % per_group / rows;
 }
 
+/* The (row, column) of C where this block's tile starts. */
+template <class T, int GROUP_M>
+__device__ __forceinline__ void block_tile_origin(int M, int N, int *block_m, int *block_n)
+{
+    int tm, tn;
+    block_tile_coords<GROUP_M>((M + T::BLOCK_M - 1) / T::BLOCK_M, (N + T::BLOCK_N - 1) / T::BLOCK_N,
+                               &tm, &tn);
+    *block_m = tm * T::BLOCK_M, *block_n = tn * T::BLOCK_N;
+}
+
+/* Starts the copies of k-tile t of A and B into its stage of the ring: stage s holds k-tile t
+ * when t % STAGES == s. */
+template <class T>
+__device__ __forceinline__ void
+load_k_tile(half *sA, half *sB, const half *__restrict__ A, long lda, const half *__restrict__ B,
+            long ldb, int block_m, int block_n, int M, int N, int K, vec_flags vec, int t)
+{
+    const int s = t % T::STAGES;
+    load_tile_async<T::BLOCK_M, T::BLOCK_K, T::THREADS, T::A_ROW>(
+        sA + s * T::A_STAGE, A, lda, block_m, t * T::BLOCK_K, M, K, vec.a);
+    load_tile_async<T::BLOCK_K, T::BLOCK_N, T::THREADS, T::B_ROW>(
+        sB + s * T::B_STAGE, B, ldb, t * T::BLOCK_K, block_n, K, N, vec.b);
+}
+
 template <class T, int GROUP_M>
 __global__ void __launch_bounds__(T::THREADS)
     wmma_pipeline(int M, int N, int K, const half *__restrict__ A, long lda,
@@ -483,25 +514,15 @@ __global__ void __launch_bounds__(T::THREADS)
     half *sA = (half *)smem, *sB = sA + T::STAGES * T::A_STAGE;
     const int warp = threadIdx.x / 32;
     const int warp_m = warp / T::WARPS_N, warp_n = warp % T::WARPS_N;
-    int tm, tn;
-    block_tile_coords<GROUP_M>((M + T::BLOCK_M - 1) / T::BLOCK_M, (N + T::BLOCK_N - 1) / T::BLOCK_N,
-                               &tm, &tn);
-    const int block_m = tm * T::BLOCK_M, block_n = tn * T::BLOCK_N;
+    int block_m, block_n;
+    block_tile_origin<T, GROUP_M>(M, N, &block_m, &block_n);
     const int k_tiles = (K + T::BLOCK_K - 1) / T::BLOCK_K;
 
     acc_fragment acc[T::FRAG_M][T::FRAG_N];
-#pragma unroll
-    for (int i = 0; i < T::FRAG_M; i++)
-#pragma unroll
-        for (int j = 0; j < T::FRAG_N; j++) wmma::fill_fragment(acc[i][j], 0.0f);
+    zero_accumulators<T>(acc);
 
-    /* Stage s of the ring holds k-tile t when t % STAGES == s. */
     auto load_stage = [&](int t) {
-        const int s = t % T::STAGES;
-        load_tile_async<T::BLOCK_M, T::BLOCK_K, T::THREADS, T::A_ROW>(
-            sA + s * T::A_STAGE, A, lda, block_m, t * T::BLOCK_K, M, K, vec.a);
-        load_tile_async<T::BLOCK_K, T::BLOCK_N, T::THREADS, T::B_ROW>(
-            sB + s * T::B_STAGE, B, ldb, t * T::BLOCK_K, block_n, K, N, vec.b);
+        load_k_tile<T>(sA, sB, A, lda, B, ldb, block_m, block_n, M, N, K, vec, t);
     };
     /* Prologue: k-tiles 0 .. STAGES-2 in flight, one commit group each (empty groups past the
      * end keep the count that wait_group relies on). */
@@ -548,26 +569,17 @@ __global__ void __launch_bounds__(T::THREADS)
     half *sA = (half *)smem, *sB = sA + T::STAGES * T::A_STAGE;
     const int warp = threadIdx.x / 32;
     const int warp_m = warp / T::WARPS_N, warp_n = warp % T::WARPS_N;
-    int tm, tn;
-    block_tile_coords<GROUP_M>((M + T::BLOCK_M - 1) / T::BLOCK_M, (N + T::BLOCK_N - 1) / T::BLOCK_N,
-                               &tm, &tn);
-    const int block_m = tm * T::BLOCK_M, block_n = tn * T::BLOCK_N;
+    int block_m, block_n;
+    block_tile_origin<T, GROUP_M>(M, N, &block_m, &block_n);
     const int k_tiles = (K + T::BLOCK_K - 1) / T::BLOCK_K;
 
     acc_fragment acc[T::FRAG_M][T::FRAG_N];
-#pragma unroll
-    for (int i = 0; i < T::FRAG_M; i++)
-#pragma unroll
-        for (int j = 0; j < T::FRAG_N; j++) wmma::fill_fragment(acc[i][j], 0.0f);
+    zero_accumulators<T>(acc);
     a_fragment a[2][T::FRAG_M]; /* two sets: one being multiplied, one being loaded */
     b_fragment b[2][T::FRAG_N];
 
     auto load_stage = [&](int t) {
-        const int s = t % T::STAGES;
-        load_tile_async<T::BLOCK_M, T::BLOCK_K, T::THREADS, T::A_ROW>(
-            sA + s * T::A_STAGE, A, lda, block_m, t * T::BLOCK_K, M, K, vec.a);
-        load_tile_async<T::BLOCK_K, T::BLOCK_N, T::THREADS, T::B_ROW>(
-            sB + s * T::B_STAGE, B, ldb, t * T::BLOCK_K, block_n, K, N, vec.b);
+        load_k_tile<T>(sA, sB, A, lda, B, ldb, block_m, block_n, M, N, K, vec, t);
     };
 #pragma unroll
     for (int t = 0; t < T::STAGES - 1; t++) {

@@ -52,6 +52,13 @@ void tc_cublas_print_version(FILE *f)
     tc_info_line(f, "cuBLAS", "%d.%d.%d (cuBLASLt %zu)", major, minor, patch, cublasLtGetVersion());
 }
 
+void *tc_cublas_chapter_init(const tc_device_info *dev, FILE *info)
+{
+    (void)dev;
+    tc_cublas_print_version(info);
+    return NULL;
+}
+
 /* The library is column-major. A row-major matrix is the column-major storage of its transpose,
  * so each operand's layout becomes a transpose flag. A row-major C is produced as the
  * column-major C^T = B^T A^T: swap the operands and the roles of M and N. */

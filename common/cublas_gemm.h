@@ -36,6 +36,8 @@ void tc_cublas_release(const tc_gemm_variant *v, tc_gemm_problem *p);
 
 /* "cuBLAS 13.1.0, cuBLASLt 130100" as an info line. */
 void tc_cublas_print_version(FILE *f);
+/* A tc_gemm_chapter init hook for chapters whose only library is cuBLAS: prints the version. */
+void *tc_cublas_chapter_init(const tc_device_info *dev, FILE *info);
 
 #ifdef __cplusplus
 }
