@@ -47,7 +47,7 @@
  *                next k-step's loads issued before the current k-step's mmas, and the barrier
  *                for k-tile t+1 moved before the last k-step of tile t. Two fragment sets need
  *                a warp tile whose mmas outnumber its loads, so warps own 64x64 (4x4 fragments)
- *                in a 128x256 block tile (less L2 traffic per flop too), 4 stages, and blocks
+ *                in a 128x256 block tile (less L2 traffic per flop too), 5 stages, and blocks
  *                are launched in groups of 8 block-rows so that neighbours share tiles in L2.
  */
 #include "wmma_gemm.h"
@@ -620,7 +620,7 @@ __global__ void __launch_bounds__(T::THREADS)
 }
 
 using V4 = tile_config<128, 128, 32, 2, 4, 4>;
-using V5 = tile_config<128, 256, 32, 2, 4, 4>;
+using V5 = tile_config<128, 256, 32, 2, 4, 5>;
 constexpr int V5_GROUP_M = 8;
 
 /* Opts a kernel into more than 48 KiB of dynamic shared memory, once per kernel (outside any
@@ -682,3 +682,4 @@ extern "C" void wmma_v5_launch(const tc_gemm_variant *v, const tc_gemm_problem *
         p->M, p->N, p->K, (const half *)p->d_a, p->lda, (const half *)p->d_b, p->ldb,
         (float *)p->d_c, p->ldc, p->alpha, p->beta, vector_paths(p));
 }
+
