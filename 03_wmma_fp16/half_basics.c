@@ -56,7 +56,7 @@ static const probe probes[HALF_N_PROBES] = {
     {"half(65520)", OP_CVT, 65520.0, 0, "overflow: the midpoint to 65536 rounds to inf"},
     {"300 * 300", OP_MUL, 300.0, 300.0, "90000 > 65504: a product overflows"},
     {"half(2^-14)", OP_CVT, 6.103515625e-05, 0, "the smallest normal f16 (6.1e-5)"},
-    {"half(1e-6)", OP_CVT, 1e-6f, 0, "subnormal: spacing 6e-8, only 4 significant bits"},
+    {"half(1e-6)", OP_CVT, 1e-6f, 0, "subnormal: spacing 6e-8, only 5 significant bits"},
     {"half(2^-24)", OP_CVT, 5.9604644775390625e-08, 0, "the smallest subnormal (6.0e-8)"},
     {"half(1e-8)", OP_CVT, 1e-8f, 0, "underflow to zero"},
     {"0.001 * 0.001", OP_MUL, 1e-3f, 1e-3f, "a product of ordinary numbers is subnormal"},

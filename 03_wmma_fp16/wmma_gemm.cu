@@ -670,16 +670,37 @@ extern "C" void wmma_v4_launch(const tc_gemm_variant *v, const tc_gemm_problem *
         (float *)p->d_c, p->ldc, p->alpha, p->beta, vector_paths(p));
 }
 
+/* v5 wants 132.5 KiB of shared memory per block (5 stages). GPUs that allow only 99 KiB per
+ * block (sm_86, sm_89, sm_120) get the same kernel with 3 stages (79.5 KiB), the fewest the
+ * early barrier allows. prepare() picks once and leaves the choice in p->plan. */
+using V5_SMALL = tile_config<128, 256, 32, 2, 4, 3>;
+static const int v5_small_plan = 3;
+
 extern "C" const char *wmma_v5_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
-    return allow_smem((const void *)wmma_pipeline_dbuf<V5, V5_GROUP_M>, V5::SMEM_BYTES);
+    int dev = 0, optin = 0;
+    TC_CUDA_CHECK(cudaGetDevice(&dev));
+    TC_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    if (V5::SMEM_BYTES <= (size_t)optin) {
+        p->plan = NULL;
+        return allow_smem((const void *)wmma_pipeline_dbuf<V5, V5_GROUP_M>, V5::SMEM_BYTES);
+    }
+    p->plan = (void *)&v5_small_plan;
+    return allow_smem((const void *)wmma_pipeline_dbuf<V5_SMALL, V5_GROUP_M>, V5_SMALL::SMEM_BYTES);
+}
+
+template <class T> static void launch_v5(const tc_gemm_problem *p, cudaStream_t stream)
+{
+    wmma_pipeline_dbuf<T, V5_GROUP_M><<<tile_count<T>(p), T::THREADS, T::SMEM_BYTES, stream>>>(
+        p->M, p->N, p->K, (const half *)p->d_a, p->lda, (const half *)p->d_b, p->ldb,
+        (float *)p->d_c, p->ldc, p->alpha, p->beta, vector_paths(p));
 }
 
 extern "C" void wmma_v5_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
                                cudaStream_t stream)
 {
-    wmma_pipeline_dbuf<V5, V5_GROUP_M><<<tile_count<V5>(p), V5::THREADS, V5::SMEM_BYTES, stream>>>(
-        p->M, p->N, p->K, (const half *)p->d_a, p->lda, (const half *)p->d_b, p->ldb,
-        (float *)p->d_c, p->ldc, p->alpha, p->beta, vector_paths(p));
+    if (p->plan == &v5_small_plan)
+        launch_v5<V5_SMALL>(p, stream);
+    else
+        launch_v5<V5>(p, stream);
 }
-

@@ -31,7 +31,8 @@ float tc_f16_to_f32(uint16_t h);
  * the hardware rounds it to f16 once. (Going through f32 would round twice.) */
 uint16_t tc_f64_to_f16(double d);
 /* fma.rn.f16 (CUDA's __hfma): a*b + c computed exactly, rounded once to f16, ties to even.
- * A bit-exact host model of the GPU instruction; NaN and inf follow IEEE 754. */
+ * A bit-exact host model of the GPU instruction for finite inputs and results, overflow to
+ * inf included; a NaN result is a NaN, but its bits may differ from the GPU's canonical NaN. */
 uint16_t tc_f16_fma(uint16_t a, uint16_t b, uint16_t c);
 
 /* ---- bfloat16 (bf16): 1 sign, 8 exponent, 7 mantissa bits: the top half of an f32 ---------
