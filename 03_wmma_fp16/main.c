@@ -24,7 +24,7 @@ static const tc_gemm_variant variants[] = {
      1, 1, 1, ROW, ROW, ROW, "FP16 GEMM", NULL, tc_cublas_prepare, tc_cublas_launch,
      tc_cublas_release, &tc_cublas_f16f32},
     RUNG("v1_naive",    "one warp per 16x16 tile, fragments from global memory",       70, 16,
-         NULL, wmma_v1_launch),
+         wmma_v1_prepare, wmma_v1_launch),
     RUNG("v2_smem",     "64x64 block tile in shared memory, one fragment per warp",   70, 1,
          NULL, wmma_v2_launch),
     RUNG("v3_regblock", "128x128 tile, 64x32 warp tiles (4x2 fragments), padded smem", 70, 1,

@@ -108,12 +108,22 @@ __global__ void __launch_bounds__(32 * V1_WARPS_M * V1_WARPS_N)
     wmma::store_matrix_sync(c_tile, acc, ldc, wmma::mem_row_major);
 }
 
+/* load_matrix_sync and store_matrix_sync need 32-byte aligned fragment pointers. With M, N, K
+ * multiples of 16 (the table entry; the driver enforces it) every fragment is, if the matrices
+ * start 32-byte aligned and their leading dimensions keep rows 32-byte aligned. */
+extern "C" const char *wmma_v1_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    if ((uintptr_t)p->d_a % 32 || (uintptr_t)p->d_b % 32 || (uintptr_t)p->d_c % 32 || p->lda % 16 ||
+        p->ldb % 16 || p->ldc % 8)
+        return TC_GEMM_SKIP "v1_naive needs A, B, C 32-byte aligned, lda and ldb multiples of 16, "
+                            "ldc of 8";
+    return NULL;
+}
+
 extern "C" void wmma_v1_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
                                cudaStream_t stream)
 {
-    /* The table entry declares M, N, K multiples of 16 and the driver enforces it; with that,
-     * lda = K and ldb = ldc = N are multiples of 16 and every fragment pointer is 32-byte
-     * aligned, as load_matrix_sync requires. */
+    /* wmma_v1_prepare checked the alignment load_matrix_sync needs */
     dim3 block(32 * V1_WARPS_M * V1_WARPS_N);
     dim3 grid((p->N + WMMA_N * V1_WARPS_N - 1) / (WMMA_N * V1_WARPS_N),
               (p->M + WMMA_M * V1_WARPS_M - 1) / (WMMA_M * V1_WARPS_M));
@@ -630,7 +640,8 @@ static const char *allow_smem(const void *kernel, size_t bytes)
     int dev = 0, optin = 0;
     TC_CUDA_CHECK(cudaGetDevice(&dev));
     TC_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    if (bytes > (size_t)optin) return "the block tile needs more shared memory than this GPU has";
+    if (bytes > (size_t)optin)
+        return TC_GEMM_SKIP "the block tile needs more shared memory than this GPU has";
     TC_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     return NULL;

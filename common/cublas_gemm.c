@@ -4,6 +4,7 @@
 #include "check.h"
 #include "convert.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,7 +103,16 @@ const char *tc_cublas_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
     const tc_cublas_mode *mode = (const tc_cublas_mode *)v->impl;
     ensure_handles();
+    /* int8 GEMMs: cuBLAS answers NOT_SUPPORTED unless lda, ldb are multiples of 4 (probed on
+     * cuBLAS 13.1) and, we assume, the pointers 4-byte aligned */
+    if (mode->compute == CUBLAS_COMPUTE_32I || mode->compute == CUBLAS_COMPUTE_32I_PEDANTIC)
+        if (p->lda % 4 || p->ldb % 4 || (uintptr_t)p->d_a % 4 || (uintptr_t)p->d_b % 4)
+            return TC_GEMM_SKIP "cuBLAS int8 needs lda, ldb multiples of 4 and 4-byte aligned A, B";
     if (!mode->use_lt) return NULL;
+    if ((uintptr_t)p->d_a % 16 || (uintptr_t)p->d_b % 16 || (uintptr_t)p->d_c % 16 || p->lda % 16 ||
+        p->ldb % 16 || p->ldc % 16)
+        return TC_GEMM_SKIP "cuBLASLt FP8 needs 16-byte aligned A, B, C and leading dimensions "
+                            "multiples of 16";
 
     /* FP8 on Hopper and Ada: only the "TN" form, i.e. both operands K-contiguous (A row-major,
      * B column-major) and C column-major. */
@@ -132,8 +142,8 @@ const char *tc_cublas_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
     TC_CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
     p->plan = plan;
     if (st != CUBLAS_STATUS_SUCCESS || found == 0)
-        return "cuBLASLt found no algorithm for this FP8 problem (dimensions must be multiples "
-               "of 16)";
+        return TC_GEMM_SKIP "cuBLASLt has no FP8 algorithm for this layout (dimensions and leading "
+                            "dimensions multiples of 16, 16-byte aligned pointers)";
     plan->algo = heur.algo;
     return NULL;
 }

@@ -17,14 +17,24 @@
 #define FULL_CHECK_LIMIT 2147483648.0
 #define SAMPLE_RANDOM    4096
 
-static const int test_sizes[][3] = {
-    {1, 1, 1},       {17, 33, 65},       {64, 64, 64},       {100, 37, 513},
-    {256, 512, 128}, {1000, 1000, 1000}, {4093, 1021, 2053},
+/* The --test matrix. Every case runs C = alpha*A*B + beta*C; `scale` picks (alpha, beta):
+ * 0 = (1, 0), 1 = (0.75, -1.25) or for integers (2, -1) so that C is read back, 2 = (0.75, 0)
+ * or (2, 0): alpha alone, C still poisoned and never to be read. ld_pad is added to every
+ * leading dimension (3: rows no longer 16-byte aligned; 8: aligned, but ld != the row length);
+ * offset moves A, B and C that many elements past an aligned address. */
+typedef struct {
+    int M, N, K;
+    int scale, ld_pad, offset;
+} test_case;
+static const test_case test_cases[] = {
+    {1, 1, 1, 0, 0, 0},          {17, 33, 65, 0, 0, 0},       {64, 64, 64, 0, 0, 0},
+    {100, 37, 513, 0, 0, 0},     {256, 512, 128, 0, 0, 0},    {17, 33, 65, 1, 0, 0},
+    {100, 37, 513, 2, 0, 0},     {100, 40, 520, 0, 3, 0},     {64, 64, 64, 0, 8, 8},
+    {100, 37, 513, 0, 0, 1}, /* the first 10 are the small ones (make sanitize) */
+    {1000, 1000, 1000, 0, 0, 0}, {4093, 1021, 2053, 0, 0, 0}, {1000, 1000, 1000, 1, 0, 0},
 };
-static const int n_test_sizes = (int)(sizeof test_sizes / sizeof test_sizes[0]);
-/* sizes tested again with alpha, beta != (1, 0): C = alpha*A*B + beta*C reads C */
-static const int scaled_sizes[][3] = {{17, 33, 65}, {1000, 1000, 1000}};
-static const int n_scaled_sizes = (int)(sizeof scaled_sizes / sizeof scaled_sizes[0]);
+static const int n_test_cases = (int)(sizeof test_cases / sizeof test_cases[0]);
+#define N_SMALL_TEST_CASES 10
 
 typedef struct {
     int ran, skipped, pass;
@@ -133,8 +143,9 @@ typedef struct {
     float alpha, beta;
 } scalars;
 static const scalars plain = {1.0f, 0.0f};
-static const scalars float_ab = {0.75f, -1.25f}; /* exact in every float format */
-static const scalars int_ab = {2.0f, -1.0f};     /* integer GEMMs take integer scalars */
+/* [scale][integer output]: exact in every float format; integer GEMMs take integer scalars */
+static const scalars test_scalars[3][2] = {
+    {{1.0f, 0.0f}, {1.0f, 0.0f}}, {{0.75f, -1.25f}, {2.0f, -1.0f}}, {{0.75f, 0.0f}, {2.0f, 0.0f}}};
 
 static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N, long K,
                      int ld_pad, int offset, uint64_t seed, int warmup, int reps, int data_err,
@@ -200,6 +211,7 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
     const char *why = v->prepare ? v->prepare(v, &p) : NULL;
     if (why) {
         snprintf(res->message, sizeof res->message, "%s", why);
+        res->skipped = strncmp(why, TC_GEMM_SKIP, strlen(TC_GEMM_SKIP)) == 0;
     } else {
         launch_ctx lc = {v, &p};
         launch_once(&lc, stream);
@@ -226,6 +238,16 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
         double s = tc_matrix_absmax(&A) * tc_matrix_absmax(&B) * fmax(1.0, fabs(ab.alpha));
         res->check = tc_check(&C, &sample, ref, prec, K, s);
         res->pass = res->check.pass;
+        /* the padding between rows (columns) of C must still hold what it held: the poison */
+        long outside = 0, inner_len = v->c_layout == TC_ROW_MAJOR ? N : M;
+        for (size_t idx = 0; idx < nc; idx++)
+            if ((long)(idx % (size_t)p.ldc) >= inner_len && !tc_is_poison(h_c, prec->out, idx))
+                outside++;
+        if (outside) {
+            res->pass = 0;
+            snprintf(res->message, sizeof res->message,
+                     "%ld elements written in the padding between the rows of C", outside);
+        }
         if (data_err) {
             tc_matrix A32 = tc_matrix_make(h_a32, TC_F32, M, K, v->a_layout, p.lda);
             tc_matrix B32 = tc_matrix_make(h_b32, TC_F32, K, N, v->b_layout, p.ldb);
@@ -302,6 +324,7 @@ static void print_table_row(FILE *f, const char *label, const tc_gemm_variant *v
     if (!r->pass) {
         fprintf(f, "    ");
         tc_check_print(&r->check, f);
+        if (r->message[0]) fprintf(f, "    %s\n", r->message);
     }
 }
 
@@ -331,18 +354,13 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
             skipped++;
             continue;
         }
-        /* TC_TEST_SMALL=1 (make sanitize): only the sizes up to 256x512x128 */
-        int small = getenv("TC_TEST_SMALL") != NULL;
-        int n_sizes = small ? 5 : n_test_sizes;
-        int n_cases = n_sizes + (small ? 1 : n_scaled_sizes);
-        for (int si = 0; si < n_cases; si++) {
-            /* the sizes with alpha = 1, beta = 0, then a few with other alpha and beta */
-            int scaled = si >= n_sizes;
-            const int *size = scaled ? scaled_sizes[si - n_sizes] : test_sizes[si];
-            scalars ab = plain;
-            if (scaled)
-                ab = tc_dtype_is_integer(tc_precision_get(v->precision)->out) ? int_ab : float_ab;
-            long M = size[0], N = size[1], K = size[2];
+        /* TC_TEST_SMALL=1 (make sanitize): only the small cases */
+        int n_cases = getenv("TC_TEST_SMALL") ? N_SMALL_TEST_CASES : n_test_cases;
+        const int int_out = tc_dtype_is_integer(tc_precision_get(v->precision)->out);
+        for (int ci = 0; ci < n_cases; ci++) {
+            const test_case *tcase = &test_cases[ci];
+            scalars ab = test_scalars[tcase->scale][int_out];
+            long M = tcase->M, N = tcase->N, K = tcase->K;
             const char *why = tc_gemm_unsupported(v, M, N, K);
             if (why) {
                 /* The size is outside the variant's documented constraint: the CLI rejects it
@@ -355,11 +373,23 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
                 printf("%ldx%ldx%ld instead\n", M, N, K);
             }
             case_result r;
-            uint64_t seed = a->seed * 1000003u + (uint64_t)(vi * 100 + si);
-            run_case(v, ctx, M, N, K, 0, 0, seed, 0, 0, 0, ab, &r);
-            printf("%s %-18s %5ldx%-5ldx%-5ld ", r.pass ? "PASS" : "FAIL", v->name, M, N, K);
-            if (scaled) printf("alpha=%g beta=%g ", ab.alpha, ab.beta);
+            uint64_t seed = a->seed * 1000003u + (uint64_t)(vi * 100 + ci);
+            run_case(v, ctx, M, N, K, tcase->ld_pad, tcase->offset, seed, 0, 0, 0, ab, &r);
+            printf("%s %-18s %5ldx%-5ldx%-5ld ",
+                   r.skipped ? "SKIP"
+                   : r.pass  ? "PASS"
+                             : "FAIL",
+                   v->name, M, N, K);
+            if (tcase->scale) printf("alpha=%g beta=%g ", ab.alpha, ab.beta);
+            if (tcase->ld_pad) printf("ld+%d ", tcase->ld_pad);
+            if (tcase->offset) printf("ptr+%d ", tcase->offset);
+            if (r.skipped) {
+                printf("%s\n", r.message);
+                skipped++;
+                continue;
+            }
             tc_test_line_end(r.ran, r.pass, &r.check, r.message, &passed, &failed);
+            if (r.ran && r.message[0]) printf("    %s\n", r.message);
         }
     }
     return tc_test_finish(ch->name, passed, failed, skipped);
@@ -392,8 +422,8 @@ static int mode_default(const tc_gemm_chapter *ch, const tc_args *a, const tc_de
                 snprintf(r->message, sizeof r->message, "skipped: needs sm_%d", v->min_cc);
         } else {
             run_case(v, ctx, M, N, K, 0, 0, a->seed, a->warmup, a->reps, 1, plain, r);
-            ran++;
-            failed += !r->pass;
+            ran += !r->skipped;
+            failed += !r->pass && !r->skipped;
         }
         double pct = 0;
         const tc_gemm_variant *b = v->baseline ? find_variant(ch, v->baseline) : NULL;
@@ -500,7 +530,7 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
         char size[64];
         snprintf(size, sizeof size, "%ldx%ldx%ld", b->M, b->N, b->K);
         print_table_row(info, b->label, b->v, size, &b->r, pct);
-        failed += !b->r.pass;
+        failed += !b->r.pass && !b->r.skipped;
         if (!b->r.ran) continue;
         tc_bench_row row;
         memset(&row, 0, sizeof row);

@@ -30,6 +30,9 @@ typedef struct {
     void *plan;        /* what the variant's prepare stored, if anything */
 } tc_gemm_problem;
 
+/* Prefix of a prepare() message that skips the case instead of failing it. */
+#define TC_GEMM_SKIP "skip: "
+
 typedef struct tc_gemm_variant tc_gemm_variant;
 struct tc_gemm_variant {
     const char *name;           /* "v3_regblock" */
@@ -41,7 +44,10 @@ struct tc_gemm_variant {
     const char *problem;  /* bench group, e.g. "FP16 GEMM" */
     const char *baseline; /* variant whose figure this row is compared with (same run) */
     /* Optional, outside the timed region: build plans, query heuristics, set attributes.
-     * Returns NULL on success or a message why the problem cannot be run (counted as a failure). */
+     * Returns NULL on success, or a message why the problem cannot be run: counted as a failure,
+     * unless it starts with TC_GEMM_SKIP ("skip: "), which says the problem is valid but outside
+     * what the variant or this GPU supports (an alignment it needs, shared memory it lacks):
+     * the case is then reported as skipped. */
     const char *(*prepare)(const tc_gemm_variant *v, tc_gemm_problem *p);
     /* Enqueues the GEMM on stream; must not synchronise or allocate. */
     void (*launch)(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
