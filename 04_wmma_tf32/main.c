@@ -47,7 +47,7 @@ static const tc_gemm_variant variants[] = {
          16, 8, "TF32 GEMM", "cublas_tf32", NULL, tf32_v1_launch),
     RUNG("v2_smem",     "128x64 block tile, 32x32 warp tiles, padded smem, sync loads",   "tf32",
          1, 1, "TF32 GEMM", "cublas_tf32", NULL, tf32_v2_launch),
-    RUNG("v3_pipeline", "128x128 tile, 64x32 warp tiles, 4-stage cp.async pipeline",      "tf32",
+    RUNG("v3_pipeline", "128x128 tile, 64x32 warp tiles, 3-stage cp.async pipeline",      "tf32",
          1, 1, "TF32 GEMM", "cublas_tf32", tf32_v3_prepare, tf32_v3_launch),
     RUNG("v4_dbuf",     "128x256 tile, 64x64 warps, fragments double-buffered, grouped",  "tf32",
          1, 1, "TF32 GEMM", "cublas_tf32", tf32_v4_prepare, tf32_v4_launch),

@@ -45,36 +45,39 @@
  *                row), a B fragment 4 rows x 8 columns (rows 8 banks apart: 72 floats a row).
  *                Loads are synchronous: global -> registers -> shared, then a barrier.
  *   v3_pipeline  cp.async (sm_80) copies global -> shared without registers, and a 3-stage ring
- *                keeps the tiles of k-tiles t+1 and t+2 in flight while the tensor cores work on
- *                tile t: one barrier per k-tile, and the loads no longer stall the mmas. The
- *                block tile grows to 128x128 and the warp tile to 64x32 (4x2 fragments), so a
- *                fragment load feeds more mmas; two blocks fit on an SM (107.5 KiB each).
+ *                keeps k-tiles t+1 and t+2 in flight while the tensor cores work on tile t: one
+ *                barrier per k-tile, and the loads no longer stall the mmas. The block tile grows
+ *                to 128x128 and the warp tile to 64x32 (4x2 fragments), so a fragment load feeds
+ *                more mmas; k-tiles are 16 floats deep (64-byte rows, chapter 03's 32 halves),
+ *                and at 55.5 KiB and 128 registers two blocks share an SM.
  *   v4_dbuf      Fragments double-buffered in registers, as chapter 03's v5: while the tensor
  *                cores multiply one set of fragments, the next k-step's set is loaded, and the
  *                barrier for k-tile t+1 moves before the last k-step of t. A 64x64 warp tile
- *                (16 mmas per 8 fragment loads) in a 128x256 block tile, k-tiles of 16 floats
- *                (64-byte rows, as chapter 03's 32 halves), 4 stages, blocks grouped by 8
- *                block-rows for L2 reuse.
+ *                (16 mma_syncs per 8 fragment loads) in a 128x256 block tile, 3 stages of
+ *                16-deep k-tiles, blocks grouped by 8 block-rows for L2 reuse; 254 registers,
+ *                one block per SM.
  *   v5_3xtf32    3xTF32 on v3's pipeline. Each f32 input is split into two TF32 values,
  *                big = tf32(x) and small = tf32(x - big) (x - big is exact in f32), so
  *                x = big + small + r with |small| <= 2^-11 |x| and |r| <= 2^-23 |x|: together
  *                they hold 22 of x's 24 significant bits. Then
  *                    a*b ~ big_a*big_b + big_a*small_b + small_a*big_b        (3 tensor-core mmas)
- *                small_a*small_b is dropped: it is at most 2^-22 |a b|, below f32's own rounding
- *                of an accumulated sum (2^-24 relative per add, growing with K), and keeping it
- *                would cost a fourth mma for almost nothing. With r, every product is within
- *                2^-21 |a b| of the exact one (tests/test_convert.c checks this bound), errors
- *                that add up like a random walk: the result is as accurate as an f32 SGEMM.
- *                The small terms go first, so that they are added while the running sum is
- *                still small. Where the sum lives matters as much: inside the tensor core the
- *                f32 accumulator is truncated (rounded toward zero) at every mma, a bias that
- *                over K/8 * 3 mmas would cost more than the split gains. So the tensor cores
- *                accumulate one k-tile (32 products, 12 mmas) into a fresh fragment, and the
- *                CUDA cores add that partial sum to the running f32 sum, rounding to nearest:
- *                the long accumulation stays in f32 registers with f32's rounding. The cost is
- *                a second set of accumulators (128 registers for a 64x32 warp tile), so the
- *                block runs alone on its SM, with 4 stages. Three times the mmas of v3 for
- *                FP32-level accuracy: still faster than FP32 FMAs on the CUDA cores.
+ *                Why small_a*small_b can go: it is at most 2^-22 |a b|, the size of the error
+ *                f32 itself makes when it adds that product to a running sum (half an ulp of
+ *                the sum, 2^-24 of a sum usually larger than the product). A fourth mma, a third
+ *                more work, would correct an error no larger than f32's own. With r, every
+ *                product is within 2^-21 |a b| of the exact one (tests/test_convert.c checks the
+ *                bound), and these errors add up like a random walk: f32-level accuracy.
+ *                Where the sum must stay f32: first, the accumulator fragments are f32, never
+ *                narrower, because the small terms live 11 bits below the big one and only f32's
+ *                24 bits hold both. Second, the long sum over K must round to nearest: the tensor
+ *                core truncates (rounds toward zero) the f32 sum at every mma, and over the
+ *                3K/8 mmas of a K-long product that bias would cost more than the split gains.
+ *                So the tensor cores sum one k-tile (16 products, small terms first: 6 mma_syncs
+ *                per fragment) into a fresh accumulator, and the CUDA cores add that partial sum
+ *                to the running f32 sum with round-to-nearest adds. The price is a second set of
+ *                accumulators (64 more registers for a 64x32 warp tile): 234 registers, one
+ *                block per SM, 5 stages to keep the loads ahead. Three times v3's mmas; the aim
+ *                is to beat FP32 on the CUDA cores at FP32's accuracy.
  */
 #include "wmma_tf32.h"
 
@@ -548,7 +551,7 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
  * blocks share an SM of sm_80 or sm_90. */
 // clang-format off
 /*                       BLOCK_M BLOCK_N BLOCK_K WARPS_M WARPS_N STAGES MIN_BLOCKS   smem      */
-using V3 = tile_config<  128,    128,    16,     2,      4,      4,     2>;     /* 74 KiB   */
+using V3 = tile_config<  128,    128,    16,     2,      4,      3,     2>;     /* 55.5 KiB */
 using V4 = tile_config<  128,    256,    16,     2,      4,      3,     1>;     /* 77.6 KiB */
 using V5 = tile_config<  128,    128,    16,     2,      4,      5,     1>;     /* 92.5 KiB */
 // clang-format on
