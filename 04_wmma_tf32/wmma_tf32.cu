@@ -183,13 +183,14 @@ extern "C" void tf32_v1_launch(const tc_gemm_variant *v, const tc_gemm_problem *
  * STAGES k-tiles of BLOCK_K are in shared memory at once. MIN_BLOCKS is the occupancy asked of
  * the compiler (__launch_bounds__): 2 caps the registers at 128 per thread.
  *
- * Padding. A TF32 fragment is loaded element by element; in the mma.sync layout that WMMA's
- * m16n16k8 fragments are made of (see the README), lane l holds A elements (l/4, l%4) and
- * (l/4 + 8, l%4 + 4) of its 16x8 tile, and B elements (l%4, l/4) and (l%4 + 4, l/4) of each 8x8
- * half of its 8x16 tile. One 4-byte load instruction of an A fragment thus reads 8 rows x 4
- * columns: conflict-free when consecutive rows start 4 banks apart (A_ROW = 4 mod 8, e.g. 36);
- * one of a B fragment reads 4 rows x 8 columns: conflict-free when rows start 8 banks apart
- * (B_ROW = 8 mod 16, e.g. 136). Both paddings also keep rows 16-byte aligned for cp.async. */
+ * Padding. A TF32 fragment is loaded element by element. In the layout of PTX mma.m16n8k8.tf32,
+ * which WMMA's m16n16k8 fragments are assumed to follow (the README shows it; WMMA itself does
+ * not specify it), lane l = 4g + t holds A elements (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4)
+ * of its 16x8 tile, and B elements (t, g) and (t + 4, g) of each 8x8 half of its 8x16 tile. One
+ * 4-byte load instruction of an A fragment thus reads 8 rows x 4 columns: conflict-free when
+ * consecutive rows start 4 banks apart (A_ROW = 4 mod 8, e.g. 20 or 36); one of a B fragment
+ * reads 4 rows x 8 columns: conflict-free when rows start 8 banks apart (B_ROW = 8 mod 16, e.g.
+ * 72 or 136). Both paddings also keep rows 16-byte aligned for cp.async. */
 template <int BLOCK_M_, int BLOCK_N_, int BLOCK_K_, int WARPS_M_, int WARPS_N_, int STAGES_,
           int MIN_BLOCKS_>
 struct tile_config {
