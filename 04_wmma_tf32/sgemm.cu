@@ -31,7 +31,8 @@
  *                one. The 8x8 micro-tile is four 4x4 pieces 64 rows and 64 columns apart, and
  *                the 8 warps are laid out 4 x 2 with each warp 4 thread-rows by 8 thread-columns:
  *                then a warp's float4 loads of one k touch only 4 distinct A vectors and 8
- *                distinct B vectors (64 and 128 bytes), one shared-memory wavefront each.
+ *                distinct B vectors (64 and 128 bytes), one shared-memory wavefront each
+ *                when the hardware merges the lanes that read the same vector.
  *                The A tile is stored transposed (k-major, sA[k][m]) so that the 4 consecutive
  *                rows of A a thread needs are one float4; its rows are padded by 4 floats so
  *                that the transposing stores do not collide in one bank. The k-tile is 8 deep

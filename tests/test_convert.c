@@ -400,7 +400,9 @@ int unit_tf32_split_error_bound(void)
                    x[0], x[1], ratio);
         if (ratio > worst) worst = ratio;
     }
-    UNIT_CHECK(worst > 0x1p-22, "largest error %g: the bound 2^-21 is far from reached", worst);
+    /* seed 303 reaches 0.89 of it */
+    UNIT_CHECK(worst > 0.75 * 0x1p-21, "largest error %g: the bound 2^-21 is far from reached",
+               worst);
     return 0;
 }
 
