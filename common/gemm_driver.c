@@ -93,24 +93,44 @@ static double host_bytes(const tc_gemm_variant *v, long M, long N, long K)
 /* int8 data is the f32 data quantised with one scale: q = round(127 x), so x ~ q / 127. */
 #define I8_SCALE 127.0f
 
-/* Fills the rows x cols matrix stored with leading dimension ld from f32 values uniform in
- * [-1, 1): rounded to the type for floats, quantised to integers in [-127, 127] for int8. The
- * same seed gives the same f32 values for every type, so all variants see the same data. The f32
- * values are kept in h32 (same layout) when it is not NULL. Padding between rows/columns gets the
- * poison pattern, so a kernel that reads padding produces NaNs the checker sees. */
-static void fill_matrix(void *h, float *h32, tc_dtype t, long rows, long cols, tc_layout layout,
-                        long ld, tc_rng *rng)
+_Static_assert(TC_WIDE_EXP_MIN == -8 && TC_WIDE_EXP_MAX == 8,
+               "the wide range is spelled out in dist_descriptions and the --inputs help");
+static const char *const dist_names[] = {"uniform", "wide"};
+static const char *const dist_descriptions[] = {
+    "uniform in [-1, 1)", "wide: u * 2^e, u uniform in [-1, 1), e uniform in -8..8"};
+
+/* With uniform inputs the draws are exactly those of earlier versions of this driver (one
+ * tc_rng_uniform per element), so seeds keep meaning the same data. */
+static float draw(tc_input_dist dist, tc_rng *rng)
 {
+    float x = tc_rng_uniform(rng, -1.0f, 1.0f);
+    if (dist == TC_INPUTS_WIDE) x = ldexpf(x, tc_rng_int(rng, TC_WIDE_EXP_MIN, TC_WIDE_EXP_MAX));
+    return x;
+}
+
+void tc_gemm_fill_matrix(void *h, float *h32, const tc_precision *p, tc_input_dist dist, long rows,
+                         long cols, tc_layout layout, long ld, tc_rng *rng)
+{
+    tc_dtype t = p->in;
     long outer = layout == TC_ROW_MAJOR ? rows : cols, inner = layout == TC_ROW_MAJOR ? cols : rows;
     memset(h, tc_poison_byte(t), (size_t)outer * (size_t)ld * tc_dtype_size(t));
     if (h32) memset(h32, 0xFF, (size_t)outer * (size_t)ld * sizeof(float));
     for (long o = 0; o < outer; o++)
         for (long i = 0; i < inner; i++) {
-            float x = tc_rng_uniform(rng, -1.0f, 1.0f);
+            float x = draw(dist, rng);
+            float stored = p->in_round ? p->in_round(x) : x;
             size_t idx = (size_t)(o * ld + i);
-            tc_store(h, t, idx, tc_dtype_is_integer(t) ? x * I8_SCALE : x);
+            tc_store(h, t, idx, tc_dtype_is_integer(t) ? stored * I8_SCALE : stored);
             if (h32) h32[idx] = x;
         }
+}
+
+/* NULL if the variant can take inputs of this distribution, else why not. */
+static const char *dist_unsupported(const tc_gemm_variant *v, tc_input_dist dist)
+{
+    if (dist == TC_INPUTS_WIDE && tc_precision_get(v->precision)->in != TC_F32)
+        return "wide inputs are defined for f32 data only";
+    return NULL;
 }
 
 static long leading_dim(tc_layout layout, long rows, long cols, int pad)
@@ -149,7 +169,7 @@ static const scalars test_scalars[3][2] = {
 
 static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N, long K,
                      int ld_pad, int offset, uint64_t seed, int warmup, int reps, int data_err,
-                     scalars ab, case_result *res)
+                     scalars ab, tc_input_dist dist, case_result *res)
 {
     memset(res, 0, sizeof *res);
     const tc_precision *prec = tc_precision_get(v->precision);
@@ -177,8 +197,8 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
     tc_rng_seed(&rng, seed);
     float *h_a32 = data_err ? (float *)tc_xmalloc(na * sizeof(float)) : NULL;
     float *h_b32 = data_err ? (float *)tc_xmalloc(nb * sizeof(float)) : NULL;
-    fill_matrix(h_a, h_a32, prec->in, M, K, v->a_layout, p.lda, &rng);
-    fill_matrix(h_b, h_b32, prec->in, K, N, v->b_layout, p.ldb, &rng);
+    tc_gemm_fill_matrix(h_a, h_a32, prec, dist, M, K, v->a_layout, p.lda, &rng);
+    tc_gemm_fill_matrix(h_b, h_b32, prec, dist, K, N, v->b_layout, p.ldb, &rng);
 
     /* Device buffers start `offset` elements past cudaMalloc's (256-byte aligned) address. */
     char *d_a = NULL, *d_b = NULL, *d_c = NULL;
@@ -343,14 +363,21 @@ static const tc_gemm_variant *find_variant(const tc_gemm_chapter *ch, const char
 }
 
 static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_device_info *dev,
-                     void *ctx)
+                     void *ctx, tc_input_dist dist)
 {
     int passed = 0, failed = 0, skipped = 0;
+    if (dist != TC_INPUTS_UNIFORM) printf("inputs    : %s\n", dist_descriptions[dist]);
     for (int vi = 0; vi < ch->n_variants; vi++) {
         const tc_gemm_variant *v = &ch->variants[vi];
         if (a->variant && !selected(a, ch, v)) continue;
         if (v->min_cc > dev->cc) {
             printf("SKIP %-18s needs sm_%d, this GPU is sm_%d\n", v->name, v->min_cc, dev->cc);
+            skipped++;
+            continue;
+        }
+        if (dist_unsupported(v, dist)) {
+            printf("SKIP %-18s %s (precision %s)\n", v->name, dist_unsupported(v, dist),
+                   v->precision);
             skipped++;
             continue;
         }
@@ -374,7 +401,7 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
             }
             case_result r;
             uint64_t seed = a->seed * 1000003u + (uint64_t)(vi * 100 + ci);
-            run_case(v, ctx, M, N, K, tcase->ld_pad, tcase->offset, seed, 0, 0, 0, ab, &r);
+            run_case(v, ctx, M, N, K, tcase->ld_pad, tcase->offset, seed, 0, 0, 0, ab, dist, &r);
             printf("%s %-18s %5ldx%-5ldx%-5ld ",
                    r.skipped ? "SKIP"
                    : r.pass  ? "PASS"
@@ -396,7 +423,7 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
 }
 
 static int mode_default(const tc_gemm_chapter *ch, const tc_args *a, const tc_device_info *dev,
-                        void *ctx)
+                        void *ctx, tc_input_dist dist)
 {
     long M = a->m ? a->m : ch->default_m, N = a->m ? a->n : ch->default_n,
          K = a->m ? a->k : ch->default_k;
@@ -406,14 +433,15 @@ static int mode_default(const tc_gemm_chapter *ch, const tc_args *a, const tc_de
     int n = ch->n_variants;
     case_result *res = (case_result *)calloc((size_t)n, sizeof *res);
     printf("problem   : C = A*B, %s, seed %llu, median of %d runs after %d warm-up, L2 flushed "
-           "before each\n\n",
-           size, (unsigned long long)a->seed, a->reps, a->warmup);
+           "before each\ninputs    : %s\n\n",
+           size, (unsigned long long)a->seed, a->reps, a->warmup, dist_descriptions[dist]);
     print_table_header(stdout, "check");
     for (int vi = 0; vi < n; vi++) {
         const tc_gemm_variant *v = &ch->variants[vi];
         if (!selected(a, ch, v)) continue;
         case_result *r = &res[vi];
         const char *why = tc_gemm_unsupported(v, M, N, K);
+        if (!why) why = dist_unsupported(v, dist);
         if (v->min_cc > dev->cc || why) {
             r->skipped = 1;
             if (why)
@@ -421,7 +449,7 @@ static int mode_default(const tc_gemm_chapter *ch, const tc_args *a, const tc_de
             else
                 snprintf(r->message, sizeof r->message, "skipped: needs sm_%d", v->min_cc);
         } else {
-            run_case(v, ctx, M, N, K, 0, 0, a->seed, a->warmup, a->reps, 1, plain, r);
+            run_case(v, ctx, M, N, K, 0, 0, a->seed, a->warmup, a->reps, 1, plain, dist, r);
             ran += !r->skipped;
             failed += !r->pass && !r->skipped;
         }
@@ -489,7 +517,7 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
             b->M = M, b->N = N, b->K = K;
             fprintf(info, "bench %s %ldx%ldx%ld ...\n", v->name, M, N, K);
             run_case(v, ctx, M, N, K, 0, 0, a->seed + (uint64_t)si, a->warmup, a->reps, 1, plain,
-                     &b->r);
+                     TC_INPUTS_UNIFORM, &b->r);
         }
     }
     for (int xi = 0; xi < ch->n_bench_extras && !a->m && !a->variant; xi++) {
@@ -502,7 +530,7 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
         b->M = x->M, b->N = x->N, b->K = x->K;
         fprintf(info, "bench %s %dx%dx%d ...\n", x->label, x->M, x->N, x->K);
         run_case(v, ctx, x->M, x->N, x->K, x->ld_pad, x->offset_elems, a->seed, a->warmup, a->reps,
-                 1, plain, &b->r);
+                 1, plain, TC_INPUTS_UNIFORM, &b->r);
     }
 
     FILE *csv = stdout;
@@ -558,9 +586,26 @@ int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *ch)
 {
     const char **names = (const char **)tc_xmalloc((size_t)ch->n_variants * sizeof *names);
     for (int i = 0; i < ch->n_variants; i++) names[i] = ch->variants[i].name;
-    tc_cli_spec spec = {ch->name, ch->summary, names, ch->n_variants, MAX_DIM, 20, 5, NULL, 0};
+    /* --inputs belongs to the driver: every GEMM chapter takes it */
+    static const tc_cli_flag flags[] = {
+        {"--inputs", "uniform|wide",
+         "uniform in [-1,1) (default), or wide: u*2^e, e in -8..8 (f32 data only)"}};
+    tc_cli_spec spec = {ch->name, ch->summary, names, ch->n_variants, MAX_DIM, 20, 5, flags, 1};
     tc_args a;
     tc_parse_args(argc, argv, &spec, &a);
+    tc_input_dist dist = TC_INPUTS_UNIFORM;
+    if (a.flag_values[0]) {
+        if (strcmp(a.flag_values[0], dist_names[TC_INPUTS_UNIFORM]) == 0)
+            dist = TC_INPUTS_UNIFORM;
+        else if (strcmp(a.flag_values[0], dist_names[TC_INPUTS_WIDE]) == 0)
+            dist = TC_INPUTS_WIDE;
+        else
+            tc_usage_error(ch->name, "bad value '%s' for --inputs: expected uniform or wide",
+                           a.flag_values[0]);
+        if (a.mode == TC_MODE_BENCH)
+            tc_usage_error(ch->name, "--inputs goes with the default table or --test; --bench "
+                                     "always uses uniform inputs (one meaning per CSV row)");
+    }
     if (a.mode == TC_MODE_LIST) {
         print_list(ch);
         return TC_EXIT_PASS;
@@ -623,9 +668,9 @@ int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *ch)
 
     int rc;
     switch (a.mode) {
-    case TC_MODE_TEST: rc = mode_test(ch, &a, &dev, ctx); break;
+    case TC_MODE_TEST: rc = mode_test(ch, &a, &dev, ctx, dist); break;
     case TC_MODE_BENCH: rc = mode_bench(ch, &a, &dev, ctx, info); break;
-    default: rc = mode_default(ch, &a, &dev, ctx); break;
+    default: rc = mode_default(ch, &a, &dev, ctx, dist); break;
     }
     if (ch->fini) ch->fini(ctx);
     tc_timing_release();

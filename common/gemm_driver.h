@@ -84,6 +84,28 @@ typedef struct {
     void (*fini)(void *ctx);
 } tc_gemm_chapter;
 
+/* The distribution of the random inputs, chosen with --inputs (default and --test modes; --bench
+ * always uses uniform, so that every CSV row means the same thing):
+ *   uniform  x uniform in [-1, 1) with 24 random bits (the DESIGN.md default);
+ *   wide     x = u * 2^e, u as above and e a uniform integer in TC_WIDE_EXP_MIN..TC_WIDE_EXP_MAX:
+ *            magnitudes spread over 2^16 (and u's own spread below that), every value still an
+ *            exact f32 (a power-of-two scaling of a 24-bit value, far from under- or overflow).
+ *            Defined for f32 data only: variants whose inputs are stored in a narrower format
+ *            (f16, bf16, fp8, int8) report the case as skipped. The tolerance scale
+ *            s = max|A| * max|B| stays a valid bound (it is then about 2^16). */
+typedef enum { TC_INPUTS_UNIFORM, TC_INPUTS_WIDE } tc_input_dist;
+#define TC_WIDE_EXP_MIN (-8)
+#define TC_WIDE_EXP_MAX 8
+
+/* Fills the rows x cols matrix stored with leading dimension ld with random values of
+ * distribution dist, stored as p->in: f32 data drawn as described above, rounded by p->in_round
+ * when the row has one (tf32), then to the storage type (quantised as round(127 x) for int8).
+ * The f32 values before any rounding go to h32 (same layout) when it is not NULL. Padding
+ * between rows/columns gets the poison pattern, so a kernel that reads padding produces NaNs.
+ * The same seed gives the same f32 values for every precision. */
+void tc_gemm_fill_matrix(void *h, float *h32, const tc_precision *p, tc_input_dist dist, long rows,
+                         long cols, tc_layout layout, long ld, tc_rng *rng);
+
 /* Parses the command line (exit 2 on bad usage, before any CUDA call), opens the device (exit 77
  * without one) and runs the mode. Returns the process exit code. */
 int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *ch);

@@ -34,24 +34,35 @@
 #define U_TRANSFORM_F32 0x1p-20
 #define U_TRANSFORM_F16 0x1p-7
 
+/* 3xTF32 (chapter 04) multiplies f32 values split as x = big + small + r, big = tf32(x),
+ * small = tf32(x - big): |small| <= 2^-11 |x| and the rest |r| <= 2^-23 |x|. The GEMM drops
+ * small_a*small_b (<= 2^-22 |a b|) and never sees r_a, r_b (<= 2^-23 |a b| each), so every product
+ * is off by at most 2^-21 |a b|: an input-rounding term the reference (f32 inputs) does not model.
+ * Each product's error is independent, so it grows like sqrt(K) (u_in). The running sum stays in
+ * f32; inside the tensor core it is truncated (U_F32_TC). */
+#define U_3XTF32 0x1p-21
+/* the tf32 row's host rounding: ties away from zero, like wmma::__float_to_tf32 (cvt.rna) */
+#define TF32_RNA tc_f32_to_tf32_rna
+
 /* a hand-aligned table */
 // clang-format off
 static const tc_precision tc_precisions[] = {
-    /* name       in       out     u_in         u_acc     u_out  what */
-    {"f32",      TC_F32,  TC_F32, 0,           U_F32,    U_F32, "f32 in, f32 FMA accumulate (CUDA cores)"},
-    {"f32_tf32", TC_F32,  TC_F32, U_TF32,      U_F32_TC, U_F32, "f32 in memory, converted to tf32 inside the library, f32 accumulate"},
-    {"f32_f16",  TC_F32,  TC_F32, U_F16,       U_F32_TC, U_F32, "f32 in memory, converted to f16 inside the library, f32 accumulate"},
-    {"f32_bf16", TC_F32,  TC_F32, U_BF16,      U_F32_TC, U_F32, "f32 in memory, converted to bf16 inside the library, f32 accumulate"},
-    {"tf32",     TC_F32,  TC_F32, 0,           U_F32_TC, U_F32, "tf32 values (rounded by us), f32 accumulate"},
-    {"f16f32",   TC_F16,  TC_F32, 0,           U_F32_TC, U_F32, "f16 in, f32 accumulate"},
-    {"f16f16",   TC_F16,  TC_F16, 0,           U_F16_ACC,U_F16, "f16 in, f16 accumulate and output"},
-    {"bf16f32",  TC_BF16, TC_F32, 0,           U_F32_TC, U_F32, "bf16 in, f32 accumulate"},
-    {"i8i32",    TC_I8,   TC_I32, 0,           0,        0,     "int8 in, int32 accumulate (exact)"},
-    {"e4m3f32",  TC_E4M3, TC_F32, U_FP8_BLOCK, U_F32_TC, U_F32, "fp8 e4m3 in, f32 accumulate (running sum of ~14 bits between promotions)"},
-    {"f16f32h",  TC_F16,  TC_F16, 0,           U_F32_TC, U_F16, "f16 in, f32 accumulate, f16 out (cuDNN's pseudo-half)"},
-    {"bf16f32b", TC_BF16, TC_BF16,0,           U_F32_TC, U_BF16,"bf16 in, f32 accumulate, bf16 out"},
-    {"f32_transform", TC_F32, TC_F32, U_TRANSFORM_F32, U_F32, U_F32, "f32, FFT or Winograd convolution (transformed-domain products)"},
-    {"f16_transform", TC_F16, TC_F16, U_TRANSFORM_F16, U_F32_TC, U_F16, "f16, FFT or Winograd convolution (transformed-domain products)"},
+    /* name           in       out      u_in             u_acc      u_out   in_round  what */
+    {"f32",           TC_F32,  TC_F32,  0,               U_F32,     U_F32,  NULL,     "f32 in, f32 FMA accumulate (CUDA cores)"},
+    {"f32_tf32",      TC_F32,  TC_F32,  U_TF32,          U_F32_TC,  U_F32,  NULL,     "f32 in memory, converted to tf32 inside the library, f32 accumulate"},
+    {"f32_f16",       TC_F32,  TC_F32,  U_F16,           U_F32_TC,  U_F32,  NULL,     "f32 in memory, converted to f16 inside the library, f32 accumulate"},
+    {"f32_bf16",      TC_F32,  TC_F32,  U_BF16,          U_F32_TC,  U_F32,  NULL,     "f32 in memory, converted to bf16 inside the library, f32 accumulate"},
+    {"tf32",          TC_F32,  TC_F32,  0,               U_F32_TC,  U_F32,  TF32_RNA, "tf32 values (f32 data rounded by the host, ties away), f32 accumulate"},
+    {"3xtf32",        TC_F32,  TC_F32,  U_3XTF32,        U_F32_TC,  U_F32,  NULL,     "f32 in, each split into two tf32 terms, three tensor-core products, f32 accumulate"},
+    {"f16f32",        TC_F16,  TC_F32,  0,               U_F32_TC,  U_F32,  NULL,     "f16 in, f32 accumulate"},
+    {"f16f16",        TC_F16,  TC_F16,  0,               U_F16_ACC, U_F16,  NULL,     "f16 in, f16 accumulate and output"},
+    {"bf16f32",       TC_BF16, TC_F32,  0,               U_F32_TC,  U_F32,  NULL,     "bf16 in, f32 accumulate"},
+    {"i8i32",         TC_I8,   TC_I32,  0,               0,         0,      NULL,     "int8 in, int32 accumulate (exact)"},
+    {"e4m3f32",       TC_E4M3, TC_F32,  U_FP8_BLOCK,     U_F32_TC,  U_F32,  NULL,     "fp8 e4m3 in, f32 accumulate (running sum of ~14 bits between promotions)"},
+    {"f16f32h",       TC_F16,  TC_F16,  0,               U_F32_TC,  U_F16,  NULL,     "f16 in, f32 accumulate, f16 out (cuDNN's pseudo-half)"},
+    {"bf16f32b",      TC_BF16, TC_BF16, 0,               U_F32_TC,  U_BF16, NULL,     "bf16 in, f32 accumulate, bf16 out"},
+    {"f32_transform", TC_F32,  TC_F32,  U_TRANSFORM_F32, U_F32,     U_F32,  NULL,     "f32, FFT or Winograd convolution (transformed-domain products)"},
+    {"f16_transform", TC_F16,  TC_F16,  U_TRANSFORM_F16, U_F32_TC,  U_F16,  NULL,     "f16, FFT or Winograd convolution (transformed-domain products)"},
 };
 // clang-format on
 

@@ -42,7 +42,13 @@ typedef struct {
     const char *name;          /* "f16f32": f16 inputs, f32 accumulate and output */
     tc_dtype in, out;          /* storage type of A and B, and of C */
     double u_in, u_acc, u_out; /* all zero: exact (integers) */
-    const char *what;          /* one line for tables */
+    /* NULL, or a rounding the host applies to every input value before it is stored as `in`. A
+     * format that lives in an f32 container (tf32) has no storage type of its own, so the GEMM
+     * driver rounds the f32 data with this function, uploads the rounded values and gives the
+     * same values to the reference: the kernel sees exactly what the reference sees, and a
+     * conversion inside the kernel (wmma::__float_to_tf32) leaves them unchanged. */
+    float (*in_round)(float x);
+    const char *what; /* one line for tables */
 } tc_precision;
 
 /* The rows of the table, for tests: tc_precision_at(i) for i in 0 .. tc_precision_count()-1. */

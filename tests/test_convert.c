@@ -354,6 +354,58 @@ int unit_tf32_rounding_edges(void)
     return 0;
 }
 
+/* The 3xTF32 split of chapter 04, modelled on the host (cvt.rna = tc_f32_to_tf32_rna): x = big +
+ * small + r with big = tf32(x), small = tf32(x - big). For 2^e <= |x| < 2^(e+1): x - big is exact
+ * in f32 (Sterbenz), |small| <= 2^(e-11) and |r| <= 2^(e-23). A product computed as
+ * big_a*big_b + big_a*small_b + small_a*big_b is then within 2^-21 (1 + 2^-10) |a b| of a*b: the
+ * bound behind U_3XTF32 in common/verify.c. Also checks that the bound is nearly reached (it is
+ * not a vacuous bound) and that dropping small_a*small_b is what dominates it. */
+static void split3(float x, float *big, float *small, float *rest)
+{
+    *big = tc_f32_to_tf32_rna(x);
+    float d = x - *big;
+    *small = tc_f32_to_tf32_rna(d);
+    *rest = d - *small;
+}
+
+int unit_tf32_split_error_bound(void)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, 303);
+    double worst = 0;
+    for (int i = 0; i < 1000000; i++) {
+        float x[2];
+        for (int k = 0; k < 2; k++) /* normal values over a wide range of exponents */
+            x[k] = ldexpf(tc_rng_uniform(&rng, 1.0f, 2.0f), tc_rng_int(&rng, -60, 60)) *
+                   (tc_rng_next_u64(&rng) & 1 ? -1.0f : 1.0f);
+        float big[2], small[2], rest[2];
+        for (int k = 0; k < 2; k++) {
+            split3(x[k], &big[k], &small[k], &rest[k]);
+            int e = ilogbf(x[k]);
+            UNIT_CHECK((tc_f32_bits(big[k]) & 0x1FFFu) == 0 &&
+                           (tc_f32_bits(small[k]) & 0x1FFFu) == 0,
+                       "x = %a: big %a or small %a is not a tf32 value", x[k], big[k], small[k]);
+            UNIT_CHECK((double)x[k] == (double)big[k] + (double)small[k] + (double)rest[k],
+                       "x = %a: the split is not exact", x[k]);
+            UNIT_CHECK(fabs(small[k]) <= ldexp(1.0, e - 11), "x = %a: |small| = %a", x[k],
+                       small[k]);
+            UNIT_CHECK(fabs(rest[k]) <= ldexp(1.0, e - 23), "x = %a: |rest| = %a", x[k], rest[k]);
+        }
+        /* every term is exact in double (at most 22 + 22 significant bits, 34 bits apart) */
+        double exact = (double)x[0] * (double)x[1];
+        double three =
+            (double)big[0] * big[1] + (double)big[0] * small[1] + (double)small[0] * big[1];
+        double ratio = fabs(three - exact) / fabs(exact);
+        UNIT_CHECK(ratio <= 0x1p-21 * (1 + 0x1p-10), "a = %a, b = %a: relative error %g > 2^-21",
+                   x[0], x[1], ratio);
+        if (ratio > worst) worst = ratio;
+    }
+    /* seed 303 reaches 0.89 of it */
+    UNIT_CHECK(worst > 0.75 * 0x1p-21, "largest error %g: the bound 2^-21 is far from reached",
+               worst);
+    return 0;
+}
+
 /* ---- fp8 ----------------------------------------------------------------------------------- */
 
 int unit_fp8_conversions(void)

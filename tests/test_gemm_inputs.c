@@ -1,0 +1,98 @@
+/* tests/test_gemm_inputs.c - the GEMM driver's random inputs (tc_gemm_fill_matrix): the uniform
+ * default is the same stream as before the distributions and host roundings existed (seeds keep
+ * their meaning), a precision row with a host rounding (tf32) stores rounded values and keeps the
+ * f32 data they came from, and the wide distribution covers its range with exact f32 values. */
+#include "unit.h"
+
+#include "gemm_driver.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+enum { ROWS = 29, COLS = 37, LD = 33 }; /* column-major 29 x 37 with 4 elements of padding */
+
+static float *fill(const char *precision, tc_input_dist dist, uint64_t seed, float **h32)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, seed);
+    float *h = malloc((size_t)(COLS * LD) * sizeof *h);
+    *h32 = malloc((size_t)(COLS * LD) * sizeof **h32);
+    tc_gemm_fill_matrix(h, *h32, tc_precision_get(precision), dist, ROWS, COLS, TC_COL_MAJOR, LD,
+                        &rng);
+    return h;
+}
+
+int unit_gemm_inputs_uniform_unchanged(void)
+{
+    float *h32, *h = fill("f32", TC_INPUTS_UNIFORM, 5, &h32);
+    tc_rng rng;
+    tc_rng_seed(&rng, 5);
+    for (long j = 0; j < COLS; j++)
+        for (long i = 0; i < LD; i++) {
+            size_t idx = (size_t)(j * LD + i);
+            if (i >= ROWS) { /* padding is poisoned (a NaN) */
+                UNIT_CHECK(tc_is_poison(h, TC_F32, idx) && isnan(h32[idx]),
+                           "padding (%ld,%ld) not poisoned", i, j);
+                continue;
+            }
+            float want = tc_rng_uniform(&rng, -1.0f, 1.0f);
+            UNIT_CHECK(h[idx] == want && h32[idx] == want, "(%ld,%ld): %a, want %a", i, j, h[idx],
+                       want);
+        }
+    free(h);
+    free(h32);
+    return 0;
+}
+
+int unit_gemm_inputs_tf32_rounded_on_host(void)
+{
+    float *h32, *h = fill("tf32", TC_INPUTS_UNIFORM, 6, &h32);
+    float *f32_h32, *f32_h = fill("f32", TC_INPUTS_UNIFORM, 6, &f32_h32);
+    long changed = 0;
+    for (long j = 0; j < COLS; j++)
+        for (long i = 0; i < ROWS; i++) {
+            size_t idx = (size_t)(j * LD + i);
+            UNIT_CHECK(h32[idx] == f32_h[idx], "(%ld,%ld): the f32 data differ from the f32 row's",
+                       i, j);
+            UNIT_CHECK(h[idx] == tc_f32_to_tf32_rna(h32[idx]) &&
+                           (tc_f32_bits(h[idx]) & 0x1FFFu) == 0,
+                       "(%ld,%ld): stored %a is not tf32_rna(%a)", i, j, h[idx], h32[idx]);
+            changed += h[idx] != h32[idx];
+        }
+    /* 24 random bits: almost every value has some of its low 13 bits set */
+    UNIT_CHECK(changed > ROWS * COLS * 9 / 10, "only %ld of %d values were rounded", changed,
+               ROWS * COLS);
+    free(h);
+    free(h32);
+    free(f32_h);
+    free(f32_h32);
+    return 0;
+}
+
+int unit_gemm_inputs_wide_range(void)
+{
+    float *h32, *h = fill("f32", TC_INPUTS_WIDE, 7, &h32);
+    int seen[TC_WIDE_EXP_MAX - TC_WIDE_EXP_MIN + 2] = {0};
+    for (long j = 0; j < COLS; j++)
+        for (long i = 0; i < ROWS; i++) {
+            size_t idx = (size_t)(j * LD + i);
+            float x = h[idx];
+            UNIT_CHECK(x == h32[idx], "(%ld,%ld): stored %a, data %a", i, j, x, h32[idx]);
+            UNIT_CHECK(isfinite(x) && fabsf(x) < ldexpf(1.0f, TC_WIDE_EXP_MAX),
+                       "(%ld,%ld) = %a outside +-2^%d", i, j, x, TC_WIDE_EXP_MAX);
+            if (x == 0) continue;
+            UNIT_CHECK(isnormal(x), "(%ld,%ld) = %a is not a normal f32", i, j, x);
+            /* u has 24 random bits on a 2^-23 grid: x is a multiple of 2^(e-23) */
+            UNIT_CHECK(fmodf(x, ldexpf(1.0f, TC_WIDE_EXP_MIN - 23)) == 0,
+                       "(%ld,%ld) = %a is off the grid", i, j, x);
+            int e = ilogbf(x) + 1; /* |x| in [2^(e-1), 2^e) */
+            if (e >= TC_WIDE_EXP_MIN && e <= TC_WIDE_EXP_MAX) seen[e - TC_WIDE_EXP_MIN]++;
+        }
+    /* every binade 2^(e-1)..2^e of the scale range holds values (u is mostly in [1/2, 1)) */
+    for (int e = TC_WIDE_EXP_MIN; e <= TC_WIDE_EXP_MAX; e++)
+        UNIT_CHECK(seen[e - TC_WIDE_EXP_MIN] > 10, "only %d values in [2^%d, 2^%d)",
+                   seen[e - TC_WIDE_EXP_MIN], e - 1, e);
+    free(h);
+    free(h32);
+    return 0;
+}
