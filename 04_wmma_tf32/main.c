@@ -58,13 +58,6 @@ static const tc_gemm_variant variants[] = {
 
 static const int bench_sizes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}};
 
-static void *init(const tc_device_info *dev, FILE *info)
-{
-    (void)dev;
-    tc_cublas_print_version(info);
-    return NULL;
-}
-
 int main(int argc, char **argv)
 {
     static const tc_gemm_chapter chapter = {
@@ -81,7 +74,7 @@ int main(int argc, char **argv)
         NULL,
         0,
         80,
-        init,
+        tc_cublas_chapter_init,
         NULL,
     };
     return tc_gemm_main(argc, argv, &chapter);
