@@ -52,6 +52,8 @@
  */
 #include "wmma_gemm.h"
 
+#include "gemm_tiles.cuh"
+
 #include <cuda_fp16.h>
 #include <mma.h>
 #include <stdint.h>
@@ -60,15 +62,6 @@ using namespace nvcuda;
 
 /* The WMMA shape: every fragment is a 16x16 tile, every mma_sync a 16x16x16 product. */
 constexpr int WMMA_M = 16, WMMA_N = 16, WMMA_K = 16;
-
-/* Rows of a matrix can be moved in 16-byte vectors when the base is 16-byte aligned and every
- * row starts 16 bytes after a multiple of 16 (leading dimension a multiple of 16 / element size),
- * and the row length is a whole number of vectors (so a vector is either inside or outside). */
-static bool rows_vectorizable(const void *ptr, long ld, long cols, size_t elem)
-{
-    long per_vec = (long)(16 / elem);
-    return (uintptr_t)ptr % 16 == 0 && ld % per_vec == 0 && cols % per_vec == 0;
-}
 
 /* ================================================================================================
  * v1: one warp per 16x16 output tile, fragments straight from global memory
@@ -136,98 +129,6 @@ extern "C" void wmma_v1_launch(const tc_gemm_variant *v, const tc_gemm_problem *
  * Shared pieces of v2..v5: tile loads into shared memory and the epilogue
  * ============================================================================================== */
 
-/* The slow path of the tile loads, for rows that are not 16-byte aligned: 8 halves one by one.
- * Kept out of line so that it does not take registers from the fast path's loop. */
-static __device__ __noinline__ void load_vector_scalar(half *dst, const half *__restrict__ g,
-                                                       long ld, int gr, int gc, int rows, int cols)
-{
-    for (int e = 0; e < 8; e++)
-        dst[e] = gr < rows && gc + e < cols ? g[(size_t)gr * ld + gc + e] : __float2half(0.0f);
-}
-
-/* Copies the ROWS x COLS tile at (row0, col0) of a row-major matrix (rows x cols, leading
- * dimension ld) into shared memory with row stride SROW (halves), through registers. Elements
- * outside the matrix become 0, so they add nothing to the products. */
-template <int ROWS, int COLS, int THREADS, int SROW>
-__device__ __forceinline__ void load_tile_sync(half *s, const half *__restrict__ g, long ld,
-                                               int row0, int col0, int rows, int cols, bool vec)
-{
-    constexpr int VEC = 8; /* halves per 16-byte vector */
-    static_assert(COLS % VEC == 0, "tile rows are whole 16-byte vectors");
-    static_assert(SROW % VEC == 0, "shared rows start 16-byte aligned");
-    constexpr int CHUNKS = ROWS * COLS / VEC;
-#pragma unroll
-    for (int i = 0; i < (CHUNKS + THREADS - 1) / THREADS; i++) {
-        const int chunk = threadIdx.x + i * THREADS;
-        if (CHUNKS % THREADS != 0 && chunk >= CHUNKS) break; /* more threads than vectors */
-        const int r = chunk / (COLS / VEC), c = chunk % (COLS / VEC) * VEC;
-        const int gr = row0 + r, gc = col0 + c;
-        half *dst = s + r * SROW + c;
-        if (vec) {
-            uint4 x = make_uint4(0, 0, 0, 0);
-            if (gr < rows && gc < cols) x = *(const uint4 *)(g + (size_t)gr * ld + gc);
-            *(uint4 *)dst = x;
-        } else {
-            load_vector_scalar(dst, g, ld, gr, gc, rows, cols);
-        }
-    }
-}
-
-/* cp.async.cg.shared.global [dst], [src], 16, src_bytes: copies 16 bytes from global to shared
- * memory without a register round trip (and bypassing L1: .cg); the bytes past src_bytes are
- * filled with zeros, so src_bytes = 0 writes a zero vector and reads nothing. The copy is
- * asynchronous: it belongs to the thread's current group, closed by commit_group; wait_group N
- * blocks until at most N of the thread's groups are still in flight. */
-/* (Built for an older target in SM, where the v4/v5 rows never run, the wrappers fall back to
- * plain synchronous copies, so the file compiles for every target.) */
-static __device__ __forceinline__ void cp_async_16(void *dst, const void *src, int src_bytes)
-{
-#if __CUDA_ARCH__ >= 800
-    const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src),
-                 "r"(src_bytes)
-                 : "memory");
-#else
-    *(uint4 *)dst = src_bytes ? *(const uint4 *)src : make_uint4(0, 0, 0, 0);
-#endif
-}
-static __device__ __forceinline__ void cp_async_commit_group()
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-template <int N> static __device__ __forceinline__ void cp_async_wait_group()
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-#endif
-}
-
-/* load_tile_sync's asynchronous twin: 16-byte cp.async copies when the rows are vectorizable,
- * element-by-element synchronous stores otherwise (the pipeline's barriers order both). */
-template <int ROWS, int COLS, int THREADS, int SROW>
-__device__ __forceinline__ void load_tile_async(half *s, const half *__restrict__ g, long ld,
-                                                int row0, int col0, int rows, int cols, bool vec)
-{
-    constexpr int VEC = 8;
-    static_assert(COLS % VEC == 0 && (ROWS * COLS / VEC) % THREADS == 0 && SROW % VEC == 0,
-                  "whole 16-byte vectors, shared evenly");
-    if (!vec) {
-        load_tile_sync<ROWS, COLS, THREADS, SROW>(s, g, ld, row0, col0, rows, cols, false);
-        return;
-    }
-#pragma unroll
-    for (int i = 0; i < ROWS * COLS / VEC / THREADS; i++) {
-        const int chunk = threadIdx.x + i * THREADS;
-        const int r = chunk / (COLS / VEC), c = chunk % (COLS / VEC) * VEC;
-        const int gr = row0 + r, gc = col0 + c;
-        const bool inside = gr < rows && gc < cols;
-        /* outside: a zero vector, and a source address that is valid anyway */
-        cp_async_16(s + r * SROW + c, inside ? g + (size_t)gr * ld + gc : g, inside ? 16 : 0);
-    }
-}
-
 /* The epilogue of v2..v5: C = alpha*acc + beta*C for one warp's 16x16 accumulator at
  * (row0, col0). The fragment's element-to-lane mapping is unspecified, so it goes through a
  * 16x16 f32 scratch tile in shared memory (store_matrix_sync). Then lane l owns 4 consecutive
@@ -265,15 +166,11 @@ __device__ __forceinline__ void store_tile(const acc_fragment &acc, float *scrat
     __syncwarp(); /* the scratch tile is reused for the warp's next fragment */
 }
 
-/* Which operands may move in 16-byte vectors; decided once per launch on the host. */
-struct vec_flags {
-    bool a, b, c;
-};
+/* Which operands may move in 16-byte vectors (common/gemm_tiles.cuh): A and B are halves, C
+ * floats. */
 static vec_flags vector_paths(const tc_gemm_problem *p)
 {
-    return {rows_vectorizable(p->d_a, p->lda, p->K, sizeof(half)),
-            rows_vectorizable(p->d_b, p->ldb, p->N, sizeof(half)),
-            rows_vectorizable(p->d_c, p->ldc, p->N, sizeof(float))};
+    return vector_paths(p, sizeof(half), sizeof(float));
 }
 
 /* ================================================================================================
@@ -305,10 +202,10 @@ __global__ void __launch_bounds__(V2_THREADS)
     wmma::fill_fragment(acc, 0.0f);
 
     for (int k0 = 0; k0 < K; k0 += V2_BLOCK_K) {
-        load_tile_sync<V2_BLOCK_M, V2_BLOCK_K, V2_THREADS, V2_BLOCK_K>(sA, A, lda, block_m, k0, M,
-                                                                       K, vec.a);
-        load_tile_sync<V2_BLOCK_K, V2_BLOCK_N, V2_THREADS, V2_BLOCK_N>(sB, B, ldb, k0, block_n, K,
-                                                                       N, vec.b);
+        load_tile_sync<half, V2_BLOCK_M, V2_BLOCK_K, V2_THREADS, V2_BLOCK_K>(sA, A, lda, block_m,
+                                                                             k0, M, K, vec.a);
+        load_tile_sync<half, V2_BLOCK_K, V2_BLOCK_N, V2_THREADS, V2_BLOCK_N>(sB, B, ldb, k0,
+                                                                             block_n, K, N, vec.b);
         __syncthreads(); /* the tiles are complete */
 #pragma unroll
         for (int kk = 0; kk < V2_BLOCK_K; kk += WMMA_K) {
@@ -458,10 +355,10 @@ __global__ void __launch_bounds__(T::THREADS)
     zero_accumulators<T>(acc);
 
     for (int k0 = 0; k0 < K; k0 += T::BLOCK_K) {
-        load_tile_sync<T::BLOCK_M, T::BLOCK_K, T::THREADS, T::A_ROW>(sA, A, lda, block_m, k0, M, K,
-                                                                     vec.a);
-        load_tile_sync<T::BLOCK_K, T::BLOCK_N, T::THREADS, T::B_ROW>(sB, B, ldb, k0, block_n, K, N,
-                                                                     vec.b);
+        load_tile_sync<half, T::BLOCK_M, T::BLOCK_K, T::THREADS, T::A_ROW>(sA, A, lda, block_m, k0,
+                                                                           M, K, vec.a);
+        load_tile_sync<half, T::BLOCK_K, T::BLOCK_N, T::THREADS, T::B_ROW>(sB, B, ldb, k0, block_n,
+                                                                           K, N, vec.b);
         __syncthreads();
         warp_tile_mma<T>(acc, sA, sB, warp_m, warp_n);
         __syncthreads();
@@ -471,24 +368,6 @@ __global__ void __launch_bounds__(T::THREADS)
 }
 
 /* ---- v4, v5: the cp.async pipeline ----------------------------------------------------------- */
-/* Blocks are numbered along a 1-D grid and mapped to tiles of C. GROUP_M = 1 is the plain
- * row-by-row order; GROUP_M = g walks g block-rows column by column, so the blocks resident at
- * the same time cover a g x (132/g) patch of C and reuse each other's tiles of A and B in L2. */
-template <int GROUP_M>
-__device__ __forceinline__ void block_tile_coords(int tiles_m, int tiles_n, int *tm, int *tn)
-{
-    const int id = blockIdx.x;
-    if (GROUP_M == 1) {
-        *tm = id / tiles_n, *tn = id % tiles_n;
-        return;
-    }
-    const int per_group = GROUP_M * tiles_n;
-    const int first_m = id / per_group * GROUP_M;
-    const int rows = min(tiles_m - first_m, GROUP_M); /* the last group may be shorter */
-    *tm = first_m + id % per_group % rows;
-    *tn = id % per_group / rows;
-}
-
 /* The (row, column) of C where this block's tile starts. */
 template <class T, int GROUP_M>
 __device__ __forceinline__ void block_tile_origin(int M, int N, int *block_m, int *block_n)
@@ -507,9 +386,9 @@ load_k_tile(half *sA, half *sB, const half *__restrict__ A, long lda, const half
             long ldb, int block_m, int block_n, int M, int N, int K, vec_flags vec, int t)
 {
     const int s = t % T::STAGES;
-    load_tile_async<T::BLOCK_M, T::BLOCK_K, T::THREADS, T::A_ROW>(
+    load_tile_async<half, T::BLOCK_M, T::BLOCK_K, T::THREADS, T::A_ROW>(
         sA + s * T::A_STAGE, A, lda, block_m, t * T::BLOCK_K, M, K, vec.a);
-    load_tile_async<T::BLOCK_K, T::BLOCK_N, T::THREADS, T::B_ROW>(
+    load_tile_async<half, T::BLOCK_K, T::BLOCK_N, T::THREADS, T::B_ROW>(
         sB + s * T::B_STAGE, B, ldb, t * T::BLOCK_K, block_n, K, N, vec.b);
 }
 
@@ -633,20 +512,6 @@ using V4 = tile_config<128, 128, 32, 2, 4, 4>;
 using V5 = tile_config<128, 256, 32, 2, 4, 5>;
 constexpr int V5_GROUP_M = 8;
 
-/* Opts a kernel into more than 48 KiB of dynamic shared memory, once per kernel (outside any
- * timed region: prepare() runs before timing). Returns NULL or why the GPU cannot run it. */
-static const char *allow_smem(const void *kernel, size_t bytes)
-{
-    int dev = 0, optin = 0;
-    TC_CUDA_CHECK(cudaGetDevice(&dev));
-    TC_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    if (bytes > (size_t)optin)
-        return TC_GEMM_SKIP "the block tile needs more shared memory than this GPU has";
-    TC_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-    return NULL;
-}
-
 extern "C" const char *wmma_v3_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
     return allow_smem((const void *)wmma_regblock<V3>, V3::SMEM_BYTES);
@@ -664,8 +529,7 @@ extern "C" void wmma_v3_launch(const tc_gemm_variant *v, const tc_gemm_problem *
 /* v4 and v5 run on a 1-D grid, one block per tile of C (block_tile_coords maps them). */
 template <class T> static unsigned tile_count(const tc_gemm_problem *p)
 {
-    return (unsigned)((long)((p->M + T::BLOCK_M - 1) / T::BLOCK_M) *
-                      ((p->N + T::BLOCK_N - 1) / T::BLOCK_N));
+    return tile_count(p, T::BLOCK_M, T::BLOCK_N);
 }
 
 extern "C" const char *wmma_v4_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)

@@ -398,10 +398,10 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     acc_fragment acc[T::FRAG_M][T::FRAG_N];
     zero_accumulators<T>(acc);
     for (int k0 = 0; k0 < K; k0 += T::BLOCK_K) {
-        load_tile_sync<T::BLOCK_M, T::BLOCK_K, T::THREADS, T::A_ROW>(sA, A, lda, block_m, k0, M, K,
-                                                                     vec.a);
-        load_tile_sync<T::BLOCK_K, T::BLOCK_N, T::THREADS, T::B_ROW>(sB, B, ldb, k0, block_n, K, N,
-                                                                     vec.b);
+        load_tile_sync<float, T::BLOCK_M, T::BLOCK_K, T::THREADS, T::A_ROW>(sA, A, lda, block_m, k0,
+                                                                            M, K, vec.a);
+        load_tile_sync<float, T::BLOCK_K, T::BLOCK_N, T::THREADS, T::B_ROW>(sB, B, ldb, k0, block_n,
+                                                                            K, N, vec.b);
         __syncthreads(); /* the tiles are complete */
         warp_tile_mma<T>(acc, sA, sB, warp_m, warp_n);
         __syncthreads(); /* every warp is done with the tiles before they are overwritten */
@@ -436,9 +436,9 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     /* Stage s of the ring holds k-tile t when t % STAGES == s. */
     auto load_stage = [&](int t) {
         const int s = t % T::STAGES;
-        load_tile_async<T::BLOCK_M, T::BLOCK_K, T::THREADS, T::A_ROW>(
+        load_tile_async<float, T::BLOCK_M, T::BLOCK_K, T::THREADS, T::A_ROW>(
             sA + s * T::A_STAGE, A, lda, block_m, t * T::BLOCK_K, M, K, vec.a);
-        load_tile_async<T::BLOCK_K, T::BLOCK_N, T::THREADS, T::B_ROW>(
+        load_tile_async<float, T::BLOCK_K, T::BLOCK_N, T::THREADS, T::B_ROW>(
             sB + s * T::B_STAGE, B, ldb, t * T::BLOCK_K, block_n, K, N, vec.b);
     };
     /* Prologue: k-tiles 0 .. STAGES-2 in flight, one commit group each (empty groups past the
@@ -501,9 +501,9 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
 
     auto load_stage = [&](int t) {
         const int s = t % T::STAGES;
-        load_tile_async<T::BLOCK_M, T::BLOCK_K, T::THREADS, T::A_ROW>(
+        load_tile_async<float, T::BLOCK_M, T::BLOCK_K, T::THREADS, T::A_ROW>(
             sA + s * T::A_STAGE, A, lda, block_m, t * T::BLOCK_K, M, K, vec.a);
-        load_tile_async<T::BLOCK_K, T::BLOCK_N, T::THREADS, T::B_ROW>(
+        load_tile_async<float, T::BLOCK_K, T::BLOCK_N, T::THREADS, T::B_ROW>(
             sB + s * T::B_STAGE, B, ldb, t * T::BLOCK_K, block_n, K, N, vec.b);
     };
 #pragma unroll
