@@ -101,15 +101,15 @@ __global__ void __launch_bounds__(32 * V1_WARPS_M * V1_WARPS_N)
     wmma::store_matrix_sync(c_tile, acc, ldc, wmma::mem_row_major);
 }
 
-/* load_matrix_sync and store_matrix_sync need 32-byte aligned fragment pointers. With M, N, K
- * multiples of 16 (the table entry; the driver enforces it) every fragment is, if the matrices
- * start 32-byte aligned and their leading dimensions keep rows 32-byte aligned. */
+/* load_matrix_sync and store_matrix_sync need 32-byte aligned fragment pointers and ldm a
+ * multiple of 8 halves or 4 floats. Fragments start at multiples of 16 rows and 16 columns, so
+ * that holds when the matrices start 32-byte aligned and lda, ldb are multiples of 8, ldc of 4. */
 extern "C" const char *wmma_v1_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
-    if ((uintptr_t)p->d_a % 32 || (uintptr_t)p->d_b % 32 || (uintptr_t)p->d_c % 32 || p->lda % 16 ||
-        p->ldb % 16 || p->ldc % 8)
-        return TC_GEMM_SKIP "v1_naive needs A, B, C 32-byte aligned, lda and ldb multiples of 16, "
-                            "ldc of 8";
+    if ((uintptr_t)p->d_a % 32 || (uintptr_t)p->d_b % 32 || (uintptr_t)p->d_c % 32 || p->lda % 8 ||
+        p->ldb % 8 || p->ldc % 4)
+        return TC_GEMM_SKIP "v1_naive needs A, B, C 32-byte aligned, lda and ldb multiples of 8, "
+                            "ldc of 4";
     return NULL;
 }
 

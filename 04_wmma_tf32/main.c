@@ -44,7 +44,7 @@ static const tc_gemm_variant variants[] = {
     CUBLAS("cublas_tf32", "cuBLAS COMPUTE_32F_FAST_TF32: TF32 tensor cores (TF32 baseline)", "f32_tf32",
            "TF32 GEMM", tc_cublas_tf32),
     RUNG("v1_naive",    "one warp per 16x16 tile, fragments from global memory",          "tf32",
-         16, 8, "TF32 GEMM", "cublas_tf32", NULL, tf32_v1_launch),
+         16, 8, "TF32 GEMM", "cublas_tf32", tf32_v1_prepare, tf32_v1_launch),
     RUNG("v2_smem",     "128x64 block tile, 32x32 warp tiles, padded smem, sync loads",   "tf32",
          1, 1, "TF32 GEMM", "cublas_tf32", NULL, tf32_v2_launch),
     RUNG("v3_pipeline", "128x128 tile, 64x32 warp tiles, 3-stage cp.async pipeline",      "tf32",

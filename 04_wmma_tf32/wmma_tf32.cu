@@ -12,11 +12,13 @@
  *   C = alpha * A * B + beta * C, A M x K row-major (lda), B K x N row-major (ldb), C M x N
  *   row-major (ldc), all f32 in memory. beta == 0 never reads C. The kernels convert what they
  *   load with wmma::__float_to_tf32 (cvt.rna.tf32.f32: to nearest, ties away from zero), so any
- *   f32 data is correct input; the test driver hands v1..v4 data already rounded that way on the
- *   host (precision row "tf32"), so that the reference sees exactly the values the tensor cores
- *   multiply, and the conversion in the kernel leaves them unchanged. v5 gets the f32 data.
+ *   f32 data is correct input; the test driver checks v1..v4 against a reference built from the
+ *   same data rounded that way on the host (precision row "tf32"), so the conversion in the
+ *   kernel is tested too. v5 is checked against the f32 data.
  *   v1 needs M, N multiples of 16 and K a multiple of 8 (it loads fragments straight from global
- *   memory, and a fragment is always a whole 16x8 or 8x16 tile); v2..v5 take any M, N, K: loads
+ *   memory, and a fragment is always a whole 16x8 or 8x16 tile), 32-byte aligned matrices and
+ *   leading dimensions multiples of 4 (tf32_v1_prepare skips other layouts); v2..v5 take any
+ *   M, N, K: loads
  *   outside the matrix are zero-filled in shared memory and the epilogue stores only elements
  *   inside C. When a matrix's rows are 16-byte aligned (pointer 16-byte aligned, leading
  *   dimension and row length multiples of 4 floats) tiles move as 16-byte vectors; otherwise
@@ -82,6 +84,8 @@
 #include "wmma_tf32.h"
 
 #include "tiles.cuh"
+
+#include <stdint.h>
 
 #include <mma.h>
 
@@ -160,12 +164,23 @@ __global__ void __launch_bounds__(32 * V1_WARPS_M * V1_WARPS_N)
     wmma::store_matrix_sync(c_tile, acc, ldc, wmma::mem_row_major);
 }
 
+/* load_matrix_sync and store_matrix_sync need 32-byte aligned fragment pointers and ldm a
+ * multiple of 4 floats. Fragments start at multiples of 16 rows and of 8 (A) or 16 (B, C)
+ * columns, so that holds when the matrices start 32-byte aligned and lda, ldb, ldc are
+ * multiples of 4. */
+extern "C" const char *tf32_v1_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    if ((uintptr_t)p->d_a % 32 || (uintptr_t)p->d_b % 32 || (uintptr_t)p->d_c % 32 || p->lda % 4 ||
+        p->ldb % 4 || p->ldc % 4)
+        return TC_GEMM_SKIP "v1_naive needs A, B, C 32-byte aligned and lda, ldb, ldc multiples "
+                            "of 4";
+    return NULL;
+}
+
 extern "C" void tf32_v1_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
                                cudaStream_t stream)
 {
-    /* The table entry declares M, N multiples of 16 and K a multiple of 8, and the driver
-     * enforces it; with that, lda = K is a multiple of 8 floats and ldb = ldc = N of 16, so every
-     * fragment pointer is 32-byte aligned, as load_matrix_sync requires. */
+    /* tf32_v1_prepare checked the alignment load_matrix_sync needs */
     dim3 block(32 * V1_WARPS_M * V1_WARPS_N);
     dim3 grid((p->N + WMMA_N * V1_WARPS_N - 1) / (WMMA_N * V1_WARPS_N),
               (p->M + WMMA_M * V1_WARPS_M - 1) / (WMMA_M * V1_WARPS_M));

@@ -11,6 +11,7 @@
 extern "C" {
 #endif
 
+const char *tf32_v1_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void tf32_v1_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
 void tf32_v2_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
 const char *tf32_v3_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);

@@ -29,12 +29,13 @@ typedef struct {
 static const test_case test_cases[] = {
     {1, 1, 1, 0, 0, 0},          {17, 33, 65, 0, 0, 0},       {64, 64, 64, 0, 0, 0},
     {100, 37, 513, 0, 0, 0},     {256, 512, 128, 0, 0, 0},    {17, 33, 65, 1, 0, 0},
-    {100, 37, 513, 2, 0, 0},     {100, 40, 520, 0, 3, 0},     {64, 64, 64, 0, 8, 8},
-    {100, 37, 513, 0, 0, 1}, /* the first 10 are the small ones (make sanitize) */
+    {100, 37, 513, 2, 0, 0},     {40, 72, 40, 1, 0, 0},       {100, 40, 520, 0, 3, 0},
+    {64, 64, 64, 0, 8, 0},       {64, 64, 64, 0, 8, 8},       {100, 37, 513, 0, 0, 1},
+    {17, 33, 65, 1, 3, 1}, /* the first 13 are the small ones (make sanitize) */
     {1000, 1000, 1000, 0, 0, 0}, {4093, 1021, 2053, 0, 0, 0}, {1000, 1000, 1000, 1, 0, 0},
 };
 static const int n_test_cases = (int)(sizeof test_cases / sizeof test_cases[0]);
-#define N_SMALL_TEST_CASES 10
+#define N_SMALL_TEST_CASES 13
 
 typedef struct {
     int ran, skipped, pass;
@@ -195,8 +196,11 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
     void *h_a = tc_xmalloc(na * sa), *h_b = tc_xmalloc(nb * sa), *h_c = tc_xmalloc(nc * sc);
     tc_rng rng;
     tc_rng_seed(&rng, seed);
-    float *h_a32 = data_err ? (float *)tc_xmalloc(na * sizeof(float)) : NULL;
-    float *h_b32 = data_err ? (float *)tc_xmalloc(nb * sizeof(float)) : NULL;
+    /* the f32 data before rounding: for vs_f32data, and for rows whose inputs the kernel must
+     * round itself (in_round: the GPU gets these, the reference the rounded values) */
+    const int raw_upload = prec->in_round != NULL;
+    float *h_a32 = data_err || raw_upload ? (float *)tc_xmalloc(na * sizeof(float)) : NULL;
+    float *h_b32 = data_err || raw_upload ? (float *)tc_xmalloc(nb * sizeof(float)) : NULL;
     tc_gemm_fill_matrix(h_a, h_a32, prec, dist, M, K, v->a_layout, p.lda, &rng);
     tc_gemm_fill_matrix(h_b, h_b32, prec, dist, K, N, v->b_layout, p.ldb, &rng);
 
@@ -208,8 +212,10 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
     p.d_a = d_a + (size_t)offset * sa;
     p.d_b = d_b + (size_t)offset * sa;
     p.d_c = d_c + (size_t)offset * sc;
-    TC_CUDA_CHECK(cudaMemcpy((void *)p.d_a, h_a, na * sa, cudaMemcpyHostToDevice));
-    TC_CUDA_CHECK(cudaMemcpy((void *)p.d_b, h_b, nb * sa, cudaMemcpyHostToDevice));
+    TC_CUDA_CHECK(cudaMemcpy((void *)p.d_a, raw_upload ? (const void *)h_a32 : h_a, na * sa,
+                             cudaMemcpyHostToDevice));
+    TC_CUDA_CHECK(cudaMemcpy((void *)p.d_b, raw_upload ? (const void *)h_b32 : h_b, nb * sa,
+                             cudaMemcpyHostToDevice));
     TC_CUDA_CHECK(cudaMemset(d_c, tc_poison_byte(prec->out), (nc + (size_t)offset) * sc));
     void *h_c0 = NULL; /* C before the call, when beta != 0 */
     if (ab.beta != 0.0f) {
@@ -263,10 +269,16 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
         for (size_t idx = 0; idx < nc; idx++)
             if ((long)(idx % (size_t)p.ldc) >= inner_len && !tc_is_poison(h_c, prec->out, idx))
                 outside++;
+        if (offset > 0) { /* and so must the elements before C's first one */
+            unsigned char *head = (unsigned char *)tc_xmalloc((size_t)offset * sc);
+            TC_CUDA_CHECK(cudaMemcpy(head, d_c, (size_t)offset * sc, cudaMemcpyDeviceToHost));
+            for (int i = 0; i < offset; i++) outside += !tc_is_poison(head, prec->out, (size_t)i);
+            free(head);
+        }
         if (outside) {
             res->pass = 0;
             snprintf(res->message, sizeof res->message,
-                     "%ld elements written in the padding between the rows of C", outside);
+                     "%ld elements written outside C (row padding or before its start)", outside);
         }
         if (data_err) {
             tc_matrix A32 = tc_matrix_make(h_a32, TC_F32, M, K, v->a_layout, p.lda);
