@@ -31,6 +31,13 @@ $(info SM        : $(SM) ($(SM_FROM)))
 ifneq ($(strip $(shell echo '$(SM)' | tr ' ' '\n' | grep -vE '^[0-9]+$$')),)
   $(error SM="$(SM)": give compute capabilities as numbers without a dot, e.g. SM="80 90")
 endif
+# Every target must be one this nvcc can compile for (CUDA 13 dropped sm_70 and sm_72, for one).
+NVCC_SMS := $(patsubst sm_%,%,$(shell $(NVCC) --list-gpu-code 2>/dev/null))
+ifneq ($(NVCC_SMS),)
+  ifneq ($(filter-out $(NVCC_SMS),$(SM)),)
+    $(error SM="$(SM)": $(NVCC) cannot compile for sm_$(firstword $(filter-out $(NVCC_SMS),$(SM))); it supports $(NVCC_SMS))
+  endif
+endif
 
 # ---- cuDNN (optional: only chapter 02 needs it) ------------------------------------------------
 # Found in $(CUDNN_PATH), the CUDA toolkit, or the system folders (Debian/Ubuntu packages put it in
