@@ -196,10 +196,9 @@ __device__ __forceinline__ void load_tile_async(unsigned char *tile, const tile_
 
 /* v1: every fragment by hand (32-bit shared loads in the lane map of mma.sync) */
 template <class Cfg>
-__device__ __forceinline__ void load_frags_hand(uint32_t (&a)[Cfg::MT][4],
-                                                uint32_t (&b)[Cfg::NT][2], const unsigned char *sA,
-                                                const unsigned char *sB, int warp_m0, int warp_n0,
-                                                int ks)
+__device__ __forceinline__ void
+load_frags_hand(uint32_t (&a)[Cfg::MT][4], uint32_t (&b)[Cfg::NT][2], const unsigned char *sA,
+                const unsigned char *sB, int warp_m0, int warp_n0, int ks)
 {
 #pragma unroll
     for (int i = 0; i < Cfg::MT; i++)
@@ -212,10 +211,9 @@ __device__ __forceinline__ void load_frags_hand(uint32_t (&a)[Cfg::MT][4],
 /* v2..v6: ldmatrix.x4, one per A fragment and one per pair of B fragments. a_off, b_off: the
  * lane's offsets for this k-step (a_frag_lane_offset, b_frag_lane_offset), computed once. */
 template <class Cfg>
-__device__ __forceinline__ void load_frags_ldmatrix(uint32_t (&a)[Cfg::MT][4],
-                                                    uint32_t (&b)[Cfg::NT][2], uint32_t sA,
-                                                    uint32_t sB, int warp_m0, int warp_n0,
-                                                    uint32_t a_off, uint32_t b_off)
+__device__ __forceinline__ void
+load_frags_ldmatrix(uint32_t (&a)[Cfg::MT][4], uint32_t (&b)[Cfg::NT][2], uint32_t sA, uint32_t sB,
+                    int warp_m0, int warp_n0, uint32_t a_off, uint32_t b_off)
 {
 #pragma unroll
     for (int i = 0; i < Cfg::MT; i++)
@@ -267,9 +265,8 @@ static __device__ __forceinline__ void store_pair(float *__restrict__ C, long ld
  * row cover 32 contiguous bytes, one whole sector. row0, col0: the warp tile's origin in C. */
 template <class Cfg>
 __device__ __forceinline__ void epilogue_direct(const float (&acc)[Cfg::MT][Cfg::NT][4],
-                                                float *__restrict__ C, long ldc, int row0,
-                                                int col0, int M, int N, float alpha, float beta,
-                                                bool vec2)
+                                                float *__restrict__ C, long ldc, int row0, int col0,
+                                                int M, int N, float alpha, float beta, bool vec2)
 {
     const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 #pragma unroll
@@ -321,10 +318,9 @@ template <class Cfg> struct epilogue_scratch {
 };
 
 template <class Cfg>
-__device__ __forceinline__ void epilogue_smem(const float (&acc)[Cfg::MT][Cfg::NT][4],
-                                              unsigned char *smem, float *__restrict__ C, long ldc,
-                                              int row0, int col0, int M, int N, float alpha,
-                                              float beta, bool vec4)
+__device__ __forceinline__ void
+epilogue_smem(const float (&acc)[Cfg::MT][Cfg::NT][4], unsigned char *smem, float *__restrict__ C,
+              long ldc, int row0, int col0, int M, int N, float alpha, float beta, bool vec4)
 {
     typedef epilogue_scratch<Cfg> S;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
@@ -333,7 +329,8 @@ __device__ __forceinline__ void epilogue_smem(const float (&acc)[Cfg::MT][Cfg::N
     for (int i = 0; i < Cfg::MT; i++) {
 #pragma unroll
         for (int j = 0; j < Cfg::NT; j++) {
-            *(float2 *)(s + g * S::ROW + j * MMA_N + 2 * t) = make_float2(acc[i][j][0], acc[i][j][1]);
+            *(float2 *)(s + g * S::ROW + j * MMA_N + 2 * t) =
+                make_float2(acc[i][j][0], acc[i][j][1]);
             *(float2 *)(s + (g + 8) * S::ROW + j * MMA_N + 2 * t) =
                 make_float2(acc[i][j][2], acc[i][j][3]);
         }
@@ -364,7 +361,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 2)
     __shared__ __align__(128) unsigned char smem[Cfg::STAGE_BYTES];
     unsigned char *sA = smem, *sB = smem + Cfg::A_BYTES;
     const int warp = threadIdx.x / 32;
-    const int warp_m0 = warp / Cfg::WARPS_N * Cfg::WARP_M, warp_n0 = warp % Cfg::WARPS_N * Cfg::WARP_N;
+    const int warp_m0 = warp / Cfg::WARPS_N * Cfg::WARP_M,
+              warp_n0 = warp % Cfg::WARPS_N * Cfg::WARP_N;
     const int block_m = blockIdx.y * Cfg::BM, block_n = blockIdx.x * Cfg::BN;
     uint32_t a_off[Cfg::KSTEPS], b_off[Cfg::KSTEPS];
 #pragma unroll
@@ -401,9 +399,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, 2)
  * v4..v6: the cp.async pipeline
  * ============================================================================================== */
 
-/* Blocks run on a 1-D grid and are mapped to tiles of C here. GROUP_M = 1: row by row. GROUP_M = g:
- * bands of g block-rows, walked column by column, so that the ~132 blocks resident at once cover
- * a g x (132 / g) patch of C and fetch each tile of A and B from DRAM about once (rasterisation). */
+/* Blocks run on a 1-D grid and are mapped to tiles of C here. GROUP_M = 1: row by row.
+ * GROUP_M = g: bands of g block-rows, walked column by column, so that the ~132 blocks resident
+ * at once cover a g x (132 / g) patch of C and fetch each tile of A and B from DRAM about once
+ * (rasterisation). */
 template <class Cfg, int GROUP_M>
 __device__ __forceinline__ void block_tile_origin(int M, int N, int *block_m, int *block_n)
 {
@@ -433,7 +432,7 @@ load_k_tile(unsigned char *smem, const tile_copy<Cfg, Cfg::BM> &copy_a,
     load_tile_async<Cfg, Cfg::BN>(stage + Cfg::A_BYTES, copy_b, B, ldb, t * Cfg::BK, N, K, vec.b);
 }
 
-/* ---- v4: the ring ------------------------------------------------------------------------------- */
+/* ---- v4: the ring ---------------------------------------------------------------------------- */
 template <class T, class Cfg, int GROUP_M>
 __global__ void __launch_bounds__(Cfg::THREADS, 1)
     gemm_pipeline(int M, int N, int K, const uint16_t *__restrict__ A, long lda,
@@ -444,7 +443,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     extern __shared__ __align__(128) unsigned char smem[];
     const uint32_t smem_base = smem_u32(smem);
     const int warp = threadIdx.x / 32;
-    const int warp_m0 = warp / Cfg::WARPS_N * Cfg::WARP_M, warp_n0 = warp % Cfg::WARPS_N * Cfg::WARP_N;
+    const int warp_m0 = warp / Cfg::WARPS_N * Cfg::WARP_M,
+              warp_n0 = warp % Cfg::WARPS_N * Cfg::WARP_N;
     int block_m, block_n;
     block_tile_origin<Cfg, GROUP_M>(M, N, &block_m, &block_n);
     const tile_copy<Cfg, Cfg::BM> copy_a(A, lda, block_m);
@@ -475,7 +475,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             load_k_tile<Cfg>(smem, copy_a, copy_b, A, lda, B, ldb, M, N, K, vec,
                              t + Cfg::STAGES - 1);
         cp_async_commit_group();
-        const uint32_t sA = smem_base + (t % Cfg::STAGES) * Cfg::STAGE_BYTES, sB = sA + Cfg::A_BYTES;
+        const uint32_t sA = smem_base + (t % Cfg::STAGES) * Cfg::STAGE_BYTES,
+                       sB = sA + Cfg::A_BYTES;
 #pragma unroll
         for (int ks = 0; ks < Cfg::KSTEPS; ks++) {
             uint32_t a[Cfg::MT][4], b[Cfg::NT][2];
@@ -488,7 +489,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                          vec.c2);
 }
 
-/* ---- v5, v6: fragments double-buffered in registers ------------------------------------------------
+/* ---- v5, v6: fragments double-buffered in registers ---------------------------------------------
  * Two sets of fragments: while the mmas of k-step s use set `cur`, the ldmatrix of step s+1 fill
  * set `nxt`. At the last k-step of k-tile t the next step is k-step 0 of tile t+1, so the wait
  * and the barrier for tile t+1 move there, one k-step before v4 has them. Stages in use at that
@@ -505,7 +506,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     extern __shared__ __align__(128) unsigned char smem[];
     const uint32_t smem_base = smem_u32(smem);
     const int warp = threadIdx.x / 32;
-    const int warp_m0 = warp / Cfg::WARPS_N * Cfg::WARP_M, warp_n0 = warp % Cfg::WARPS_N * Cfg::WARP_N;
+    const int warp_m0 = warp / Cfg::WARPS_N * Cfg::WARP_M,
+              warp_n0 = warp % Cfg::WARPS_N * Cfg::WARP_N;
     int block_m, block_n;
     block_tile_origin<Cfg, GROUP_M>(M, N, &block_m, &block_n);
     const tile_copy<Cfg, Cfg::BM> copy_a(A, lda, block_m);
@@ -531,7 +533,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
                              a_off[0], b_off[0]);
 
     for (int t = 0; t < k_tiles; t++) {
-        const uint32_t sA = smem_base + (t % Cfg::STAGES) * Cfg::STAGE_BYTES, sB = sA + Cfg::A_BYTES;
+        const uint32_t sA = smem_base + (t % Cfg::STAGES) * Cfg::STAGE_BYTES,
+                       sB = sA + Cfg::A_BYTES;
 #pragma unroll
         for (int ks = 0; ks < Cfg::KSTEPS; ks++) {
             const int cur = ks % 2, nxt = cur ^ 1;
@@ -609,10 +612,10 @@ static const char *allow_smem(const void *kernel, size_t bytes)
 }
 
 #define GEMM_ARGS(p)                                                                               \
-    (p)->M, (p)->N, (p)->K, (const uint16_t *)(p)->d_a, (p)->lda, (const uint16_t *)(p)->d_b,     \
+    (p)->M, (p)->N, (p)->K, (const uint16_t *)(p)->d_a, (p)->lda, (const uint16_t *)(p)->d_b,      \
         (p)->ldb, (float *)(p)->d_c, (p)->ldc, (p)->alpha, (p)->beta, vector_paths(p)
 
-/* ---- v1..v3 ------------------------------------------------------------------------------------ */
+/* ---- v1..v3 ---------------------------------------------------------------------------------- */
 template <class T, class Cfg, int PATH>
 static void launch_sync(const tc_gemm_problem *p, cudaStream_t stream)
 {
@@ -647,7 +650,7 @@ extern "C" void mma_v3_launch(const tc_gemm_variant *v, const tc_gemm_problem *p
         launch_sync<__half, V3, FRAGS_LDMATRIX>(p, stream);
 }
 
-/* ---- v4..v6: a 1-D grid, one block per tile of C ----------------------------------------------- */
+/* ---- v4..v6: a 1-D grid, one block per tile of C --------------------------------------------- */
 template <class Cfg> static unsigned tile_count(const tc_gemm_problem *p)
 {
     return (unsigned)((long)((p->M + Cfg::BM - 1) / Cfg::BM) * ((p->N + Cfg::BN - 1) / Cfg::BN));
@@ -655,8 +658,9 @@ template <class Cfg> static unsigned tile_count(const tc_gemm_problem *p)
 
 extern "C" const char *mma_v4_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
-    return is_bf16(v) ? allow_smem((const void *)gemm_pipeline<__nv_bfloat16, V4, 1>, V4::SMEM_BYTES)
-                      : allow_smem((const void *)gemm_pipeline<__half, V4, 1>, V4::SMEM_BYTES);
+    return is_bf16(v)
+               ? allow_smem((const void *)gemm_pipeline<__nv_bfloat16, V4, 1>, V4::SMEM_BYTES)
+               : allow_smem((const void *)gemm_pipeline<__half, V4, 1>, V4::SMEM_BYTES);
 }
 
 extern "C" void mma_v4_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
@@ -672,12 +676,12 @@ extern "C" void mma_v4_launch(const tc_gemm_variant *v, const tc_gemm_problem *p
 
 template <bool SMEM_EPILOGUE> static const char *prepare_dbuf(const tc_gemm_variant *v)
 {
-    return is_bf16(v) ? allow_smem((const void *)gemm_pipeline_dbuf<__nv_bfloat16, V4, V5_GROUP_M,
-                                                                    SMEM_EPILOGUE>,
-                                   V4::SMEM_BYTES)
-                      : allow_smem((const void *)gemm_pipeline_dbuf<__half, V4, V5_GROUP_M,
-                                                                    SMEM_EPILOGUE>,
-                                   V4::SMEM_BYTES);
+    return is_bf16(v)
+               ? allow_smem(
+                     (const void *)gemm_pipeline_dbuf<__nv_bfloat16, V4, V5_GROUP_M, SMEM_EPILOGUE>,
+                     V4::SMEM_BYTES)
+               : allow_smem((const void *)gemm_pipeline_dbuf<__half, V4, V5_GROUP_M, SMEM_EPILOGUE>,
+                            V4::SMEM_BYTES);
 }
 
 template <bool SMEM_EPILOGUE>

@@ -34,7 +34,7 @@ static const int sweep_chains[] = {1, 2, 4, 8};
 static const int sweep_blocks_per_sm[] = {1, 2, 4, 8};
 enum { N_CHAINS = 4, N_OCC = 4, PEAK_ITERS = 8192, TEST_ITERS = 64, CUBLAS_N = 8192 };
 
-/* ---- small helpers ------------------------------------------------------------------------------ */
+/* ---- small helpers --------------------------------------------------------------------------- */
 static uint16_t to_bits(int bf16, float x) { return bf16 ? tc_f32_to_bf16(x) : tc_f32_to_f16(x); }
 static float from_bits(int bf16, uint16_t b) { return bf16 ? tc_bf16_to_f32(b) : tc_f16_to_f32(b); }
 static int small_int(tc_rng *rng, int lo, int hi)
@@ -76,7 +76,8 @@ static void a_fragment(const uint16_t *a, int lane, uint32_t r[4])
 static void b_fragment(const uint16_t *b, int lane, uint32_t r[2])
 {
     const int g = lane / 4, t = lane % 4;
-    for (int j = 0; j < 2; j++) r[j] = pack(b[(2 * t + 8 * j) * 8 + g], b[(2 * t + 8 * j + 1) * 8 + g]);
+    for (int j = 0; j < 2; j++)
+        r[j] = pack(b[(2 * t + 8 * j) * 8 + g], b[(2 * t + 8 * j + 1) * 8 + g]);
 }
 static void c_position(int lane, int i, int *row, int *col)
 {
@@ -84,7 +85,7 @@ static void c_position(int lane, int i, int *row, int *col)
     *col = 2 * (lane % 4) + i % 2;
 }
 
-/* ---- unit test: mma_m16n8k16 ------------------------------------------------------------------- */
+/* ---- unit test: mma_m16n8k16 ----------------------------------------------------------------- */
 static void test_mma(int bf16, tc_rng *rng, int *passed, int *failed)
 {
     uint16_t a[16 * 16], b[16 * 8];
@@ -110,10 +111,9 @@ static void test_mma(int bf16, tc_rng *rng, int *passed, int *failed)
     for (int e = 0; e < 16 * 8; e++)
         if (!(d[e] == want[e])) {
             if (!bad++)
-                snprintf(detail, sizeof detail,
-                         "D(%d,%d) = %g, want %g (lane %d, d[%d]); %s", e / 8, e % 8, d[e],
-                         want[e], 4 * (e / 8 % 8) + e % 8 / 2, 2 * (e / 8 / 8) + e % 2,
-                         "check the A, B and C maps");
+                snprintf(detail, sizeof detail, "D(%d,%d) = %g, want %g (lane %d, d[%d]); %s",
+                         e / 8, e % 8, d[e], want[e], 4 * (e / 8 % 8) + e % 8 / 2,
+                         2 * (e / 8 / 8) + e % 2, "check the A, B and C maps");
         }
     char name[64];
     snprintf(name, sizeof name, "mma_m16n8k16_%s", type_names[bf16]);
@@ -124,7 +124,7 @@ static void test_mma(int bf16, tc_rng *rng, int *passed, int *failed)
     TC_CUDA_CHECK(cudaFree(d_d));
 }
 
-/* ---- unit test: ldmatrix_x4 and ldmatrix_x4_trans ------------------------------------------------ */
+/* ---- unit test: ldmatrix_x4 and ldmatrix_x4_trans -------------------------------------------- */
 static void test_ldmatrix(int trans, int *passed, int *failed)
 {
     /* value of (tile j, row r, column c): a distinct 16-bit id, so any misplacement shows */
@@ -166,7 +166,7 @@ static void test_ldmatrix(int trans, int *passed, int *failed)
     TC_CUDA_CHECK(cudaFree(d_out));
 }
 
-/* ---- unit test: cp_async_16, zero fill, commit and wait groups ------------------------------------ */
+/* ---- unit test: cp_async_16, zero fill, commit and wait groups ------------------------------- */
 static void test_cp_async(tc_rng *rng, int *passed, int *failed)
 {
     unsigned char src[64 * 16], out[64 * 16], want[64 * 16];
@@ -198,14 +198,13 @@ static void test_cp_async(tc_rng *rng, int *passed, int *failed)
     TC_CUDA_CHECK(cudaFree(d_bytes));
 }
 
-/* ---- unit test: the GEMM's fragment loaders, shared tiles -> fragments -> mma -------------------- */
+/* ---- unit test: the GEMM's fragment loaders, shared tiles -> fragments -> mma ---------------- */
 static void test_tile(int mode, int bf16, tc_rng *rng, int *passed, int *failed)
 {
     static const char *const names[PROBE_TILE_MODES] = {
         "tile_hand", "tile_ldmatrix", "tile_ldmatrix_swizzled", "tile_ldmatrix_trans"};
     static const char *const what[PROBE_TILE_MODES] = {
-        "16x16x32 via K-major tiles, fragments by hand",
-        "16x16x32 via K-major tiles, ldmatrix_x4",
+        "16x16x32 via K-major tiles, fragments by hand", "16x16x32 via K-major tiles, ldmatrix_x4",
         "16x16x32 via XOR-swizzled tiles, ldmatrix_x4",
         "16x16x32, B row-major in smem, ldmatrix_x4_trans"};
     uint16_t a[16 * 32], b[32 * 16];
@@ -236,7 +235,7 @@ static void test_tile(int mode, int bf16, tc_rng *rng, int *passed, int *failed)
     TC_CUDA_CHECK(cudaFree(d_d));
 }
 
-/* ---- the throughput benchmark --------------------------------------------------------------------- */
+/* ---- the throughput benchmark ---------------------------------------------------------------- */
 typedef struct {
     int bf16, chains, blocks, iters;
     uint32_t *d_frag;
@@ -273,8 +272,13 @@ static peak_result run_peak(int bf16, int chains, int blocks, int iters, const t
         b_fragment(hb, lane, frag + lane * 6 + 4);
     }
     const size_t warps = (size_t)blocks * MMA_PEAK_WARPS, n_out = warps * 32 * 4;
-    peak_ctx ctx = {bf16, chains, blocks, iters, device_copy(frag, sizeof frag),
-                    device_copy(c0, sizeof c0), device_copy(NULL, n_out * sizeof(float))};
+    peak_ctx ctx = {bf16,
+                    chains,
+                    blocks,
+                    iters,
+                    device_copy(frag, sizeof frag),
+                    device_copy(c0, sizeof c0),
+                    device_copy(NULL, n_out * sizeof(float))};
     cudaStream_t stream;
     TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     peak_launch(&ctx, stream);
@@ -314,8 +318,9 @@ static double peak_sweep(int bf16, const tc_args *a, const tc_device_info *dev, 
 {
     double best = 0;
     *all_exact = 1;
-    fprintf(info, "\nmma.sync.m16n8k16 %s throughput, TFLOP/s (median of %d; %d mma per chain; "
-                  "every result checked exactly)\n",
+    fprintf(info,
+            "\nmma.sync.m16n8k16 %s throughput, TFLOP/s (median of %d; %d mma per chain; "
+            "every result checked exactly)\n",
             type_names[bf16], a->reps, PEAK_ITERS);
     fprintf(info, "  %-18s", "chains \\ warps/SM");
     for (int o = 0; o < N_OCC; o++) fprintf(info, " %8d", sweep_blocks_per_sm[o] * MMA_PEAK_WARPS);
@@ -338,7 +343,8 @@ static double peak_sweep(int bf16, const tc_args *a, const tc_device_info *dev, 
     }
     if (!*all_exact) fprintf(info, "  ! = a lane's result was wrong: that figure does not count\n");
     /* flop per clock per SM at the reported clock: what the tensor pipe does per cycle */
-    fprintf(info, "  ceiling %.1f TFLOP/s (%d chains, %d warps/SM) = %.0f flop/clock/SM at %d MHz\n",
+    fprintf(info,
+            "  ceiling %.1f TFLOP/s (%d chains, %d warps/SM) = %.0f flop/clock/SM at %d MHz\n",
             best, *best_chains, *best_warps,
             best * 1e12 / ((double)dev->sms * dev->clock_mhz * 1e6), dev->clock_mhz);
     return best;
@@ -404,10 +410,11 @@ static double cublas_rate(int bf16, int n, const tc_args *a, const tc_device_inf
     return rate;
 }
 
-/* ---- modes ------------------------------------------------------------------------------------------ */
+/* ---- modes ----------------------------------------------------------------------------------- */
 static int wanted(const tc_args *a, int bf16)
 {
-    return !a->variant || strcmp(a->variant, "all") == 0 || strcmp(a->variant, type_names[bf16]) == 0;
+    return !a->variant || strcmp(a->variant, "all") == 0 ||
+           strcmp(a->variant, type_names[bf16]) == 0;
 }
 
 /* Every unit test once; returns the number that failed. */
@@ -467,8 +474,7 @@ static int mode_measure(const tc_args *a, const tc_device_info *dev, FILE *info,
                     "  cuBLAS %s at %d^3 (A row-major, B column-major, C row-major f32): %.1f "
                     "TFLOP/s\n  the mma.sync ceiling is %.1f%% of cuBLAS; a GEMM at 85%% of the "
                     "ceiling runs at %.1f TFLOP/s\n",
-                    type_names[bf16], CUBLAS_N, cublas, 100.0 * ceiling / cublas,
-                    0.85 * ceiling);
+                    type_names[bf16], CUBLAS_N, cublas, 100.0 * ceiling / cublas, 0.85 * ceiling);
         if (!csv) continue;
         tc_bench_row row;
         memset(&row, 0, sizeof row);
@@ -516,15 +522,12 @@ static void print_list(void)
 
 int main(int argc, char **argv)
 {
-    tc_cli_spec spec = {PROGRAM,
-                        "mma.sync/ldmatrix/cp.async unit tests and the mma.sync throughput ceiling",
-                        type_names,
-                        N_TYPES,
-                        0, /* no --size */
-                        20,
-                        5,
-                        NULL,
-                        0};
+    tc_cli_spec spec = {
+        PROGRAM,    "mma.sync/ldmatrix/cp.async unit tests and the mma.sync throughput ceiling",
+        type_names, N_TYPES,
+        0, /* no --size */
+        20,         5,
+        NULL,       0};
     tc_args a;
     tc_parse_args(argc, argv, &spec, &a);
     if (a.mode == TC_MODE_LIST) {

@@ -33,10 +33,10 @@ static __device__ __forceinline__ uint32_t pack(uint16_t lo, uint16_t hi)
     return (uint32_t)lo | ((uint32_t)hi << 16);
 }
 
-/* ---- mma_m16n8k16: registers by hand ------------------------------------------------------------ */
+/* ---- mma_m16n8k16: registers by hand --------------------------------------------------------- */
 template <class T>
-__global__ void __launch_bounds__(32) probe_mma(const uint16_t *a, const uint16_t *b,
-                                                const float *c, float *d)
+__global__ void __launch_bounds__(32)
+    probe_mma(const uint16_t *a, const uint16_t *b, const float *c, float *d)
 {
     const int lane = threadIdx.x, g = lane / 4, t = lane % 4;
     /* A 16x16 row-major: a[0] (g, 2t..), a[1] (g+8, 2t..), a[2] (g, 2t+8..), a[3] (g+8, 2t+8..) */
@@ -70,9 +70,9 @@ extern "C" void probe_mma_launch(int bf16, const uint16_t *a, const uint16_t *b,
         probe_mma<__half><<<1, 32, 0, stream>>>(a, b, c, d);
 }
 
-/* ---- ldmatrix_x4 / ldmatrix_x4_trans: raw registers ---------------------------------------------- */
-__global__ void __launch_bounds__(32) probe_ldmatrix(int trans, const uint16_t *src,
-                                                     const int *row_slot, uint32_t *out)
+/* ---- ldmatrix_x4 / ldmatrix_x4_trans: raw registers ------------------------------------------ */
+__global__ void __launch_bounds__(32)
+    probe_ldmatrix(int trans, const uint16_t *src, const int *row_slot, uint32_t *out)
 {
     __shared__ __align__(128) uint16_t s[PROBE_LDM_SLOTS * 8];
     const int lane = threadIdx.x;
@@ -95,9 +95,9 @@ extern "C" void probe_ldmatrix_launch(int trans, const uint16_t *src, const int 
     probe_ldmatrix<<<1, 32, 0, stream>>>(trans, src, row_slot, out);
 }
 
-/* ---- cp_async_16 with commit and wait groups ------------------------------------------------------- */
-__global__ void __launch_bounds__(32) probe_cp_async(const unsigned char *src,
-                                                     const int *src_bytes, unsigned char *out)
+/* ---- cp_async_16 with commit and wait groups ------------------------------------------------- */
+__global__ void __launch_bounds__(32)
+    probe_cp_async(const unsigned char *src, const int *src_bytes, unsigned char *out)
 {
     __shared__ __align__(128) unsigned char s[64 * 16];
     const int lane = threadIdx.x;
@@ -125,7 +125,7 @@ extern "C" void probe_cp_async_launch(const unsigned char *src, const int *src_b
     probe_cp_async<<<1, 32, 0, stream>>>(src, src_bytes, out);
 }
 
-/* ---- the fragment loaders of the GEMM, together --------------------------------------------------- */
+/* ---- the fragment loaders of the GEMM, together ---------------------------------------------- */
 template <class T, class Tile, int MODE>
 __global__ void __launch_bounds__(32) probe_tile(const uint16_t *a, const uint16_t *b, float *d)
 {
@@ -178,7 +178,9 @@ static void launch_tile(int mode, const uint16_t *a, const uint16_t *b, float *d
     typedef kmajor_tile<32, false> plain;
     typedef kmajor_tile<32, true> swizzled;
     switch (mode) {
-    case PROBE_TILE_HAND: probe_tile<T, plain, PROBE_TILE_HAND><<<1, 32, 0, stream>>>(a, b, d); break;
+    case PROBE_TILE_HAND:
+        probe_tile<T, plain, PROBE_TILE_HAND><<<1, 32, 0, stream>>>(a, b, d);
+        break;
     case PROBE_TILE_LDMATRIX:
         probe_tile<T, plain, PROBE_TILE_LDMATRIX><<<1, 32, 0, stream>>>(a, b, d);
         break;
@@ -198,7 +200,7 @@ extern "C" void probe_tile_launch(int mode, int bf16, const uint16_t *a, const u
         launch_tile<__half>(mode, a, b, d, stream);
 }
 
-/* ---- the throughput benchmark ----------------------------------------------------------------------
+/* ---- the throughput benchmark -------------------------------------------------------------------
  * Every warp multiplies the same A and B fragments into CHAINS accumulators. The chains are
  * independent (chain c depends only on its own previous mma), so up to CHAINS mmas of a warp are
  * in flight at once. They start from different values (c0 + c), so neither the compiler nor
@@ -260,7 +262,7 @@ extern "C" void mma_peak_launch(int bf16, int chains, int blocks, int iters, con
         launch_peak<__half>(chains, blocks, iters, frag, c0, out, stream);
 }
 
-/* ---- random inputs for the cuBLAS figure ------------------------------------------------------------- */
+/* ---- random inputs for the cuBLAS figure ----------------------------------------------------- */
 static __device__ __forceinline__ uint64_t mix64(uint64_t z)
 {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull; /* the splitmix64 finaliser */

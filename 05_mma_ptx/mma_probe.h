@@ -40,7 +40,13 @@ void probe_cp_async_launch(const unsigned char *src, const int *src_bytes, unsig
  *   PROBE_TILE_LDMATRIX   the same tiles, ldmatrix_x4
  *   PROBE_TILE_SWIZZLED   XOR-swizzled K-major tiles, ldmatrix_x4
  *   PROBE_TILE_TRANS      A as above, B kept row-major in shared memory, ldmatrix_x4_trans */
-enum { PROBE_TILE_HAND, PROBE_TILE_LDMATRIX, PROBE_TILE_SWIZZLED, PROBE_TILE_TRANS, PROBE_TILE_MODES };
+enum {
+    PROBE_TILE_HAND,
+    PROBE_TILE_LDMATRIX,
+    PROBE_TILE_SWIZZLED,
+    PROBE_TILE_TRANS,
+    PROBE_TILE_MODES
+};
 void probe_tile_launch(int mode, int bf16, const uint16_t *a, const uint16_t *b, float *d,
                        cudaStream_t stream);
 

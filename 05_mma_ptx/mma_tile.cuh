@@ -94,7 +94,7 @@ __device__ __forceinline__ void load_b_frag_hand(uint32_t (&b)[2], const unsigne
     b[1] = lds32(tile + Tile::value_offset(n0 + g, k0 + 2 * t + 8));
 }
 
-/* ---- fragments with ldmatrix ---------------------------------------------------------------------
+/* ---- fragments with ldmatrix --------------------------------------------------------------------
  * The row address a lane gives to ldmatrix_x4 depends on the lane, the k-step and the 16-row block;
  * the swizzle repeats every 8 rows (common/swizzle.h), so for a block starting at a multiple of 8
  * the lane's offset from the block's first row is the same for every block. The GEMM computes these
@@ -138,14 +138,13 @@ __device__ __forceinline__ void load_b_frags_ldmatrix(uint32_t (&b0)[2], uint32_
  * in shared memory (rows of row_bytes, n contiguous, 16-byte aligned rows), with ldmatrix .trans:
  * lane l gives row k0 + l % 16, column n0 + 8 (l / 16). */
 static __device__ __forceinline__ void load_b_frags_ldmatrix_trans(uint32_t (&b0)[2],
-                                                                   uint32_t (&b1)[2],
-                                                                   uint32_t base, int row_bytes,
-                                                                   int k0, int n0)
+                                                                   uint32_t (&b1)[2], uint32_t base,
+                                                                   int row_bytes, int k0, int n0)
 {
     const int lane = threadIdx.x % 32;
     uint32_t r[4];
-    ldmatrix_x4_trans(r, base + (uint32_t)((k0 + lane % 16) * row_bytes +
-                                           (n0 + 8 * (lane / 16)) * 2));
+    ldmatrix_x4_trans(r,
+                      base + (uint32_t)((k0 + lane % 16) * row_bytes + (n0 + 8 * (lane / 16)) * 2));
     b0[0] = r[0], b0[1] = r[1], b1[0] = r[2], b1[1] = r[3];
 }
 

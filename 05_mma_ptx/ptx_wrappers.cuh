@@ -95,8 +95,8 @@ static __device__ __forceinline__ void mma_m16n8k16_bf16f32(float (&d)[4], const
  * anywhere in shared memory (any stride, any order, a swizzle). Register r[j] receives tile j in
  * the quad map:
  *
- *   addresses:  lane  0..7  -> tile 0, rows 0..7        result: r[j] of lane 4*row + c =
- *               lane  8..15 -> tile 1, rows 0..7                (tile j[row][2c], tile j[row][2c+1])
+ *   addresses:  lane  0..7  -> tile 0, rows 0..7     result: r[j] of lane 4*row + c holds
+ *               lane  8..15 -> tile 1, rows 0..7       (tile j[row][2c], tile j[row][2c+1])
  *               lane 16..23 -> tile 2, rows 0..7
  *               lane 24..31 -> tile 3, rows 0..7
  *

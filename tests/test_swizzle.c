@@ -77,8 +77,8 @@ int unit_swizzle_store_phases_conflict_free(void)
                 const int q = q0 + i, r = q / chunks, c = q % chunks;
                 g[i] = tc_bank_group(r, tc_swizzle_chunk(r, c, chunks), chunks);
             }
-            UNIT_CHECK(ways(g) == 1, "chunks %d chunks %d..%d: %d-way conflict", chunks, q0,
-                       q0 + 7, ways(g));
+            UNIT_CHECK(ways(g) == 1, "chunks %d chunks %d..%d: %d-way conflict", chunks, q0, q0 + 7,
+                       ways(g));
         }
     }
     return 0;
