@@ -76,9 +76,11 @@ __global__ void __launch_bounds__(32)
 {
     __shared__ __align__(128) uint16_t s[PROBE_LDM_SLOTS * 8];
     const int lane = threadIdx.x;
-    for (int i = lane; i < PROBE_LDM_SLOTS * 8; i += 32) s[i] = 0xFFFF; /* unused slots */
+    /* every store below writes whole 32-bit words, one lane per word (racecheck-clean) */
+    for (int i = lane; i < PROBE_LDM_SLOTS * 4; i += 32) ((uint32_t *)s)[i] = 0xFFFFFFFFu;
     __syncwarp();
-    for (int e = 0; e < 8; e++) s[row_slot[lane] * 8 + e] = src[lane * 8 + e]; /* row `lane` */
+    for (int e = 0; e < 8; e += 2) /* row `lane` */
+        *(uint32_t *)(s + row_slot[lane] * 8 + e) = pack(src[lane * 8 + e], src[lane * 8 + e + 1]);
     __syncwarp();
     uint32_t r[4];
     const uint32_t addr = smem_u32(s + row_slot[lane] * 8); /* lane l: row l % 8 of tile l / 8 */
@@ -101,7 +103,8 @@ __global__ void __launch_bounds__(32)
 {
     __shared__ __align__(128) unsigned char s[64 * 16];
     const int lane = threadIdx.x;
-    for (int i = lane; i < 64 * 16; i += 32) s[i] = PROBE_CP_FILL; /* bytes cp.async must zero */
+    for (int i = lane; i < 64 * 4; i += 32) /* the bytes cp.async must overwrite, or zero */
+        ((uint32_t *)s)[i] = PROBE_CP_FILL * 0x01010101u;
     __syncwarp();
     const uint32_t base = smem_u32(s);
     /* group 0: partial copies (the rest of each 16 bytes is zero-filled) to scattered slots */
@@ -134,14 +137,19 @@ __global__ void __launch_bounds__(32) probe_tile(const uint16_t *a, const uint16
     __shared__ __align__(128) unsigned char sA[M * K * 2];
     __shared__ __align__(128) unsigned char sB[N * K * 2]; /* K-major, or row-major k x n */
     const int lane = threadIdx.x, g = lane / 4, t = lane % 4;
-    for (int i = lane; i < M * K; i += 32)
-        *(uint16_t *)(sA + Tile::value_offset(i / K, i % K)) = a[i];
-    for (int i = lane; i < K * N; i += 32) { /* b[i] is (k, n) = (i / N, i % N) */
-        const int k = i / N, n = i % N;
-        if (MODE == PROBE_TILE_TRANS)
-            *(uint16_t *)(sB + (k * N + n) * 2) = b[i];
-        else
-            *(uint16_t *)(sB + Tile::value_offset(n, k)) = b[i];
+    /* pairs of neighbours along a tile row, one 32-bit word per lane and store */
+    for (int i = lane; i < M * K / 2; i += 32) { /* A(m, k), A(m, k+1), k even */
+        const int m = 2 * i / K, k = 2 * i % K;
+        *(uint32_t *)(sA + Tile::value_offset(m, k)) = pack(a[m * K + k], a[m * K + k + 1]);
+    }
+    for (int i = lane; i < K * N / 2; i += 32) { /* b[k * N + n] is B(k, n) */
+        if (MODE == PROBE_TILE_TRANS) {          /* row-major k x n: B(k, n), B(k, n+1), n even */
+            const int k = 2 * i / N, n = 2 * i % N;
+            *(uint32_t *)(sB + (k * N + n) * 2) = pack(b[k * N + n], b[k * N + n + 1]);
+        } else { /* K-major (n rows): B(k, n), B(k+1, n), k even */
+            const int n = 2 * i / K, k = 2 * i % K;
+            *(uint32_t *)(sB + Tile::value_offset(n, k)) = pack(b[k * N + n], b[(k + 1) * N + n]);
+        }
     }
     __syncwarp();
 
