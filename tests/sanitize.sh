@@ -10,13 +10,22 @@ if ! command -v compute-sanitizer >/dev/null; then
     exit 1
 fi
 mkdir -p "$build/logs"
+# racecheck also tracks cp.async (memcpy_async) copies into shared memory when the sanitizer has
+# the switch; say so explicitly rather than rely on the default of the installed version
+race_async=""
+if compute-sanitizer --help 2>/dev/null | grep -q -- '--racecheck-memcpy-async'; then
+    race_async="--racecheck-memcpy-async yes"
+    echo "racecheck: cp.async hazards checked (--racecheck-memcpy-async yes)"
+else
+    echo "racecheck: this compute-sanitizer has no --racecheck-memcpy-async switch (its default applies)"
+fi
 failed=0
 for item in "$@"; do
     c=${item#*/}
     for tool in memcheck racecheck synccheck initcheck; do
         log=$build/logs/$c.$tool.log
         extra=""
-        [ "$tool" = racecheck ] && extra="--racecheck-report all"
+        [ "$tool" = racecheck ] && extra="--racecheck-report all $race_async"
         [ "$tool" = memcheck ] && extra="--leak-check full"
         # shellcheck disable=SC2086
         TC_TEST_SMALL=1 compute-sanitizer --tool "$tool" $extra --error-exitcode 99 \

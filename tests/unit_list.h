@@ -32,3 +32,8 @@ UNIT(conv_shape_check)
 UNIT(conv_tensor_index_and_to_nhwc)
 UNIT(conv_ref_matches_im2col_gemm)
 UNIT(conv_ref_sampled_equals_full)
+/* the shared-memory XOR swizzle (common/swizzle.h, chapter 05): tests/test_swizzle.c */
+UNIT(swizzle_permutes_rows_with_period_8)
+UNIT(swizzle_ldmatrix_conflict_free)
+UNIT(swizzle_store_phases_conflict_free)
+UNIT(swizzle_documented_example)

@@ -1,0 +1,166 @@
+/* 05_mma_ptx/ptx_wrappers.cuh - the inline PTX of chapter 05, one small function per instruction,
+ * each with the fragment layout it assumes. This is the file to copy.
+ *
+ *   mma_m16n8k16_f16f32   mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32    D = A B + D
+ *   mma_m16n8k16_bf16f32  mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32  D = A B + D
+ *   ldmatrix_x4           ldmatrix.sync.aligned.m8n8.x4.shared.b16             4 8x8 tiles
+ *   ldmatrix_x4_trans     ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16       the same, transposed
+ *   cp_async_16           cp.async.cg.shared.global [dst], [src], 16, src_bytes
+ *   cp_async_commit_group, cp_async_wait_group<N>
+ *
+ * Every layout below is the PTX ISA's ("Matrix Fragments for mma.m16n8k16 with floating point
+ * type", "Warp-level matrix load instruction: ldmatrix"), checked on the GPU by the one-warp unit
+ * tests of 05_mma_probe --test before any GEMM uses it.
+ *
+ * Notation. lane = 0..31; g = lane / 4 ("groupID", 0..7); t = lane % 4 ("threadID_in_group",
+ * 0..3). A 32-bit register holding two 16-bit values keeps the lower-indexed element in its low
+ * half. All the fragments are built from one 8x8 pattern, "the quad map":
+ *
+ *            cols 0,1  2,3  4,5  6,7            lane 4*r + c holds row r, columns 2c and 2c+1
+ *     row 0:     L0   L1   L2   L3              (one 32-bit register: two 16-bit elements,
+ *     row 1:     L4   L5   L6   L7               or two f32 registers for the accumulator)
+ *      ...
+ *     row 7:     L28  L29  L30  L31
+ *
+ * Requires sm_80 (bf16 mma, cp.async); ldmatrix and the f16 mma exist from sm_75. */
+#ifndef PTX_WRAPPERS_CUH
+#define PTX_WRAPPERS_CUH
+
+#include <stdint.h>
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#error "05_mma_ptx needs sm_80 or newer (bf16 mma.sync, cp.async)"
+#endif
+
+/* The 32-bit shared-memory address of a generic pointer into shared memory: what ldmatrix and
+ * cp.async take as their [address] operand. */
+static __device__ __forceinline__ uint32_t smem_u32(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+/* ---- mma.sync m16n8k16, f32 accumulate ---------------------------------------------------------
+ * D (16x8, f32) = A (16x16) * B (16x8) + D, for the warp. ".row.col": A is given by rows (k runs
+ * along a register pair), B by columns (k runs along a register pair).
+ *
+ *   A: a[0..3], 16x16                     B: b[0..1], 16x8 (k x n), shown transposed (n x k),
+ *                k 0..7      k 8..15         which is how a column of B sits in memory
+ *              +-----------+-----------+                     k 0..7      k 8..15
+ *     m 0..7   |   a[0]    |   a[2]    |                   +-----------+-----------+
+ *              +-----------+-----------+          n 0..7   |   b[0]    |   b[1]    |
+ *     m 8..15  |   a[1]    |   a[3]    |                   +-----------+-----------+
+ *              +-----------+-----------+
+ *   each 8x8 block in the quad map:         each block in the quad map (row = n, column = k):
+ *   a[0]: m = g,     k = 2t, 2t+1           b[0]: k = 2t, 2t+1,     n = g
+ *   a[1]: m = g + 8, k = 2t, 2t+1           b[1]: k = 2t+8, 2t+9,   n = g
+ *   a[2]: m = g,     k = 2t+8, 2t+9
+ *   a[3]: m = g + 8, k = 2t+8, 2t+9
+ *
+ *   C/D: d[0..3], 16x8 f32                  So lane L of the warp owns the f32 pairs
+ *                n 0..7                       (g, 2t), (g, 2t+1)     in d[0], d[1]
+ *              +-----------+                  (g+8, 2t), (g+8, 2t+1) in d[2], d[3]
+ *     m 0..7   | d[0] d[1] |                  of the output tile: two float2 per lane, which is
+ *              +-----------+                  what lets an epilogue store straight from
+ *     m 8..15  | d[2] d[3] |                  registers.
+ *              +-----------+
+ *   quad map again: lane 4r + c holds row r, columns 2c (d[0] or d[2]) and 2c+1 (d[1] or d[3]).
+ *
+ * asm volatile: the compiler must neither drop nor merge them (the throughput benchmark runs
+ * chains whose results are only summed at the end). */
+// clang-format off
+static __device__ __forceinline__ void mma_m16n8k16_f16f32(float (&d)[4], const uint32_t (&a)[4],
+                                                           const uint32_t (&b)[2])
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* The same instruction and the same layouts with bf16 inputs (8-bit exponent, 8 significant
+ * bits); f32 accumulate. */
+static __device__ __forceinline__ void mma_m16n8k16_bf16f32(float (&d)[4], const uint32_t (&a)[4],
+                                                            const uint32_t (&b)[2])
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+// clang-format on
+
+/* ---- ldmatrix.x4: four 8x8 tiles of 16-bit elements from shared memory -------------------------
+ * Each lane gives the address of one 16-byte row (8 elements; 16-byte aligned): lanes 0-7 the
+ * rows 0-7 of tile 0, lanes 8-15 those of tile 1, 16-23 tile 2, 24-31 tile 3. The rows may be
+ * anywhere in shared memory (any stride, any order, a swizzle). Register r[j] receives tile j in
+ * the quad map:
+ *
+ *   addresses:  lane  0..7  -> tile 0, rows 0..7     result: r[j] of lane 4*row + c holds
+ *               lane  8..15 -> tile 1, rows 0..7       (tile j[row][2c], tile j[row][2c+1])
+ *               lane 16..23 -> tile 2, rows 0..7
+ *               lane 24..31 -> tile 3, rows 0..7
+ *
+ * So one ldmatrix.x4 fills a whole A fragment (tiles = the four 8x8 blocks of a 16x16 A in the
+ * order a[0], a[1], a[2], a[3]: lane l points at row l % 16, column 8 * (l / 16)), or two B
+ * fragments of a K-contiguous (column-major) B (tiles n0-7/k0-7, n0-7/k8-15, n8-15/k0-7,
+ * n8-15/k8-15: lane l points at row n = l % 8 + 8 * (l / 16), column k = 8 * ((l / 8) % 2)). */
+// clang-format off
+static __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t smem_addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(smem_addr));
+}
+
+/* .trans: the same addressing, but each tile arrives transposed: r[j] of lane 4*row + c =
+ * (tile j[2c][row], tile j[2c+1][row]). The rows given are then columns of the fragment: a B
+ * stored row-major (k x n, n contiguous) gives B fragments directly. For a 16x16 block of such a
+ * B at (k0, n0), lane l points at row k = k0 + l % 16, column n = n0 + 8 * (l / 16); r[0], r[1]
+ * are the b[0], b[1] of columns n0..n0+7 and r[2], r[3] those of n0+8..n0+15:
+ *
+ *   stored (k rows, n contiguous):              after .trans, lane 4*g + t holds
+ *          n 0..7    n 8..15                      r[0]: k = 2t, 2t+1    of column n = g
+ *   k 0..7   tile 0    tile 2                     r[1]: k = 2t+8, 2t+9  of column n = g
+ *   k 8..15  tile 1    tile 3                     r[2], r[3]: the same for n = g + 8
+ */
+static __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t smem_addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(smem_addr));
+}
+// clang-format on
+
+/* ---- cp.async: global -> shared without a register round trip ----------------------------------
+ * cp.async.cg.shared.global [dst], [src], 16, src_bytes copies 16 bytes (dst and src 16-byte
+ * aligned) and bypasses L1 (.cg: cache in L2 only). Bytes past src_bytes (0..16) are written as
+ * zeros and not read: src_bytes = 0 stores a zero vector, which is how tiles are padded past the
+ * edge of a matrix (src must still be a valid address). The copy is asynchronous: it joins the
+ * thread's open group; commit_group closes the group; wait_group<N> waits until at most N of
+ * this thread's groups are pending. Other threads' copies are visible only after a barrier
+ * (__syncthreads, or __syncwarp within a warp) that follows their wait.
+ *
+ *   thread's timeline:  cp cp cp | commit | cp cp | commit | ... | wait_group<1> | barrier
+ *                       group 0           group 1                 (group 0 landed)  (everyone's)
+ */
+// clang-format off
+static __device__ __forceinline__ void cp_async_16(uint32_t smem_dst, const void *gmem_src,
+                                                   int src_bytes)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+                 :: "r"(smem_dst), "l"(__cvta_generic_to_global(gmem_src)), "r"(src_bytes)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void cp_async_commit_group()
+{
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+template <int N> static __device__ __forceinline__ void cp_async_wait_group()
+{
+    asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory");
+}
+// clang-format on
+
+#endif /* PTX_WRAPPERS_CUH */
