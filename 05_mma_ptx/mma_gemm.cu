@@ -99,7 +99,7 @@ struct gemm_config {
 
 /* Which operands move as vectors, decided on the host once per launch: a, b 16-byte rows of A and
  * B; c2, c4 8- and 16-byte pieces of C's rows. */
-struct vec_flags {
+struct mma_vec_flags {
     bool a, b, c2, c4;
 };
 
@@ -146,7 +146,7 @@ static __device__ __noinline__ void load_chunk_scalar(unsigned char *dst,
 
 /* Synchronous: global -> registers -> shared (v1..v3; and v4..v6 for unaligned rows). */
 template <class Cfg, int ROWS>
-__device__ __forceinline__ void load_tile_sync(unsigned char *tile, const tile_copy<Cfg, ROWS> &cp,
+__device__ __forceinline__ void copy_tile_sync(unsigned char *tile, const tile_copy<Cfg, ROWS> &cp,
                                                const uint16_t *__restrict__ g, long ld, int k0,
                                                int rows, int K, bool vec)
 {
@@ -169,13 +169,13 @@ __device__ __forceinline__ void load_tile_sync(unsigned char *tile, const tile_c
 /* Asynchronous: cp.async 16 bytes per chunk, zero-filled outside (v4..v6). Rows that are not
  * 16-byte aligned take the synchronous path (the pipeline's barriers order both). */
 template <class Cfg, int ROWS>
-__device__ __forceinline__ void load_tile_async(unsigned char *tile, const tile_copy<Cfg, ROWS> &cp,
+__device__ __forceinline__ void copy_tile_async(unsigned char *tile, const tile_copy<Cfg, ROWS> &cp,
                                                 const uint16_t *__restrict__ g, long ld, int k0,
                                                 int rows, int K, bool vec)
 {
     typedef tile_copy<Cfg, ROWS> TC;
     if (!vec) {
-        load_tile_sync<Cfg, ROWS>(tile, cp, g, ld, k0, rows, K, false);
+        copy_tile_sync<Cfg, ROWS>(tile, cp, g, ld, k0, rows, K, false);
         return;
     }
     const uint32_t base = smem_u32(tile) + cp.dst;
@@ -355,7 +355,7 @@ template <class T, class Cfg, int PATH>
 __global__ void __launch_bounds__(Cfg::THREADS, 2)
     gemm_sync(int M, int N, int K, const uint16_t *__restrict__ A, long lda,
               const uint16_t *__restrict__ B, long ldb, float *__restrict__ C, long ldc,
-              float alpha, float beta, vec_flags vec)
+              float alpha, float beta, mma_vec_flags vec)
 {
     static_assert(Cfg::STAGES == 1, "one k-tile in shared memory");
     __shared__ __align__(128) unsigned char smem[Cfg::STAGE_BYTES];
@@ -376,8 +376,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 2)
 
     float acc[Cfg::MT][Cfg::NT][4] = {};
     for (int k0 = 0; k0 < K; k0 += Cfg::BK) {
-        load_tile_sync<Cfg, Cfg::BM>(sA, copy_a, A, lda, k0, M, K, vec.a);
-        load_tile_sync<Cfg, Cfg::BN>(sB, copy_b, B, ldb, k0, N, K, vec.b);
+        copy_tile_sync<Cfg, Cfg::BM>(sA, copy_a, A, lda, k0, M, K, vec.a);
+        copy_tile_sync<Cfg, Cfg::BN>(sB, copy_b, B, ldb, k0, N, K, vec.b);
         __syncthreads(); /* the tiles are complete */
 #pragma unroll
         for (int ks = 0; ks < Cfg::KSTEPS; ks++) {
@@ -425,11 +425,11 @@ template <class Cfg>
 __device__ __forceinline__ void
 load_k_tile(unsigned char *smem, const tile_copy<Cfg, Cfg::BM> &copy_a,
             const tile_copy<Cfg, Cfg::BN> &copy_b, const uint16_t *__restrict__ A, long lda,
-            const uint16_t *__restrict__ B, long ldb, int M, int N, int K, vec_flags vec, int t)
+            const uint16_t *__restrict__ B, long ldb, int M, int N, int K, mma_vec_flags vec, int t)
 {
     unsigned char *stage = smem + (t % Cfg::STAGES) * Cfg::STAGE_BYTES;
-    load_tile_async<Cfg, Cfg::BM>(stage, copy_a, A, lda, t * Cfg::BK, M, K, vec.a);
-    load_tile_async<Cfg, Cfg::BN>(stage + Cfg::A_BYTES, copy_b, B, ldb, t * Cfg::BK, N, K, vec.b);
+    copy_tile_async<Cfg, Cfg::BM>(stage, copy_a, A, lda, t * Cfg::BK, M, K, vec.a);
+    copy_tile_async<Cfg, Cfg::BN>(stage + Cfg::A_BYTES, copy_b, B, ldb, t * Cfg::BK, N, K, vec.b);
 }
 
 /* ---- v4: the ring ---------------------------------------------------------------------------- */
@@ -437,7 +437,7 @@ template <class T, class Cfg, int GROUP_M>
 __global__ void __launch_bounds__(Cfg::THREADS, 1)
     gemm_pipeline(int M, int N, int K, const uint16_t *__restrict__ A, long lda,
                   const uint16_t *__restrict__ B, long ldb, float *__restrict__ C, long ldc,
-                  float alpha, float beta, vec_flags vec)
+                  float alpha, float beta, mma_vec_flags vec)
 {
     static_assert(Cfg::STAGES >= 2, "a pipeline needs at least two stages");
     extern __shared__ __align__(128) unsigned char smem[];
@@ -499,7 +499,7 @@ template <class T, class Cfg, int GROUP_M, bool SMEM_EPILOGUE>
 __global__ void __launch_bounds__(Cfg::THREADS, 1)
     gemm_pipeline_dbuf(int M, int N, int K, const uint16_t *__restrict__ A, long lda,
                        const uint16_t *__restrict__ B, long ldb, float *__restrict__ C, long ldc,
-                       float alpha, float beta, vec_flags vec)
+                       float alpha, float beta, mma_vec_flags vec)
 {
     static_assert(Cfg::STAGES >= 3, "loading k-tile t+1 while t is multiplied needs 3 stages");
     static_assert(Cfg::KSTEPS % 2 == 0, "fragment sets alternate within and across k-tiles");
@@ -586,9 +586,9 @@ static bool rows_vec16(const void *ptr, long ld, long cols)
     return (uintptr_t)ptr % 16 == 0 && ld % 8 == 0 && cols % 8 == 0;
 }
 
-static vec_flags vector_paths(const tc_gemm_problem *p)
+static mma_vec_flags vector_paths(const tc_gemm_problem *p)
 {
-    vec_flags v;
+    mma_vec_flags v;
     v.a = rows_vec16(p->d_a, p->lda, p->K);
     v.b = rows_vec16(p->d_b, p->ldb, p->K);
     v.c2 = (uintptr_t)p->d_c % 8 == 0 && p->ldc % 2 == 0;
@@ -597,19 +597,6 @@ static vec_flags vector_paths(const tc_gemm_problem *p)
 }
 
 static bool is_bf16(const tc_gemm_variant *v) { return *(const mma_input *)v->impl == MMA_IN_BF16; }
-
-/* Opts a kernel into more than 48 KiB of dynamic shared memory, once per problem (prepare() runs
- * outside the timed region). Returns NULL or why this GPU cannot run it. */
-static const char *allow_smem(const void *kernel, size_t bytes)
-{
-    int dev = 0, optin = 0;
-    TC_CUDA_CHECK(cudaGetDevice(&dev));
-    TC_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    if (bytes > (size_t)optin) return "the block tile needs more shared memory than this GPU has";
-    TC_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-    return NULL;
-}
 
 #define GEMM_ARGS(p)                                                                               \
     (p)->M, (p)->N, (p)->K, (const uint16_t *)(p)->d_a, (p)->lda, (const uint16_t *)(p)->d_b,      \

@@ -6,7 +6,7 @@
  *   ldmatrix_x4           ldmatrix.sync.aligned.m8n8.x4.shared.b16             4 8x8 tiles
  *   ldmatrix_x4_trans     ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16       the same, transposed
  *   cp_async_16           cp.async.cg.shared.global [dst], [src], 16, src_bytes
- *   cp_async_commit_group, cp_async_wait_group<N>
+ *   (cp_async_commit_group and cp_async_wait_group<N> come from common/gemm_tiles.cuh)
  *
  * Every layout below is the PTX ISA's ("Matrix Fragments for mma.m16n8k16 with floating point
  * type", "Warp-level matrix load instruction: ldmatrix"), checked on the GPU by the one-warp unit
@@ -25,6 +25,8 @@
  * Requires sm_80 (bf16 mma, cp.async); ldmatrix and the f16 mma exist from sm_75. */
 #ifndef PTX_WRAPPERS_CUH
 #define PTX_WRAPPERS_CUH
+
+#include "gemm_tiles.cuh"
 
 #include <stdint.h>
 
@@ -151,16 +153,8 @@ static __device__ __forceinline__ void cp_async_16(uint32_t smem_dst, const void
                  :: "r"(smem_dst), "l"(__cvta_generic_to_global(gmem_src)), "r"(src_bytes)
                  : "memory");
 }
-
-static __device__ __forceinline__ void cp_async_commit_group()
-{
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-template <int N> static __device__ __forceinline__ void cp_async_wait_group()
-{
-    asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory");
-}
 // clang-format on
+/* cp_async_commit_group() and cp_async_wait_group<N>() (and a cp_async_16 that takes a generic
+ * shared pointer, used by chapters 03 and 04) are in common/gemm_tiles.cuh. */
 
 #endif /* PTX_WRAPPERS_CUH */
