@@ -60,6 +60,7 @@
  */
 #include "mma_gemm.h"
 
+#include "gemm_tiles.cuh"
 #include "mma_tile.cuh"
 
 #include <stdint.h>
@@ -406,17 +407,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 2)
 template <class Cfg, int GROUP_M>
 __device__ __forceinline__ void block_tile_origin(int M, int N, int *block_m, int *block_n)
 {
-    const int tiles_m = (M + Cfg::BM - 1) / Cfg::BM, tiles_n = (N + Cfg::BN - 1) / Cfg::BN;
-    const int id = blockIdx.x;
-    int tm, tn;
-    if (GROUP_M == 1) {
-        tm = id / tiles_n, tn = id % tiles_n;
-    } else {
-        const int band = GROUP_M * tiles_n; /* blocks in a full band */
-        const int first_m = id / band * GROUP_M;
-        const int band_rows = min(tiles_m - first_m, GROUP_M); /* the last band may be shorter */
-        tm = first_m + id % band % band_rows, tn = id % band / band_rows;
-    }
+    int tm, tn; /* block_tile_coords: common/gemm_tiles.cuh */
+    block_tile_coords<GROUP_M>((M + Cfg::BM - 1) / Cfg::BM, (N + Cfg::BN - 1) / Cfg::BN, &tm, &tn);
     *block_m = tm * Cfg::BM, *block_n = tn * Cfg::BN;
 }
 
@@ -581,16 +573,11 @@ static_assert(V1::SMEM_BYTES <= 48 * 1024 && V3::SMEM_BYTES <= 48 * 1024, "stati
 
 /* 16-byte rows: the base 16-byte aligned, every row a whole number of 16-byte vectors apart, and
  * the row length (K) whole vectors, so that a vector is all inside the matrix or all outside. */
-static bool rows_vec16(const void *ptr, long ld, long cols)
-{
-    return (uintptr_t)ptr % 16 == 0 && ld % 8 == 0 && cols % 8 == 0;
-}
-
 static mma_vec_flags vector_paths(const tc_gemm_problem *p)
 {
     mma_vec_flags v;
-    v.a = rows_vec16(p->d_a, p->lda, p->K);
-    v.b = rows_vec16(p->d_b, p->ldb, p->K);
+    v.a = rows_vectorizable(p->d_a, p->lda, p->K, 2);
+    v.b = rows_vectorizable(p->d_b, p->ldb, p->K, 2);
     v.c2 = (uintptr_t)p->d_c % 8 == 0 && p->ldc % 2 == 0;
     v.c4 = (uintptr_t)p->d_c % 16 == 0 && p->ldc % 4 == 0;
     return v;
@@ -640,7 +627,7 @@ extern "C" void mma_v3_launch(const tc_gemm_variant *v, const tc_gemm_problem *p
 /* ---- v4..v6: a 1-D grid, one block per tile of C --------------------------------------------- */
 template <class Cfg> static unsigned tile_count(const tc_gemm_problem *p)
 {
-    return (unsigned)((long)((p->M + Cfg::BM - 1) / Cfg::BM) * ((p->N + Cfg::BN - 1) / Cfg::BN));
+    return tile_count(p, Cfg::BM, Cfg::BN); /* common/gemm_tiles.cuh */
 }
 
 extern "C" const char *mma_v4_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)

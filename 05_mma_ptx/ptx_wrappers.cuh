@@ -1,12 +1,13 @@
 /* 05_mma_ptx/ptx_wrappers.cuh - the inline PTX of chapter 05, one small function per instruction,
- * each with the fragment layout it assumes. This is the file to copy.
+ * each with the fragment layout it assumes. This is the file to copy (with common/cp_async.cuh,
+ * which it includes).
  *
  *   mma_m16n8k16_f16f32   mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32    D = A B + D
  *   mma_m16n8k16_bf16f32  mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32  D = A B + D
  *   ldmatrix_x4           ldmatrix.sync.aligned.m8n8.x4.shared.b16             4 8x8 tiles
  *   ldmatrix_x4_trans     ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16       the same, transposed
  *   cp_async_16           cp.async.cg.shared.global [dst], [src], 16, src_bytes
- *   (cp_async_commit_group and cp_async_wait_group<N> come from common/gemm_tiles.cuh)
+ *   cp_async_commit_group, cp_async_wait_group<N>   (these three: common/cp_async.cuh)
  *
  * Every layout below is the PTX ISA's ("Matrix Fragments for mma.m16n8k16 with floating point
  * type", "Warp-level matrix load instruction: ldmatrix"), checked on the GPU by the one-warp unit
@@ -26,7 +27,7 @@
 #ifndef PTX_WRAPPERS_CUH
 #define PTX_WRAPPERS_CUH
 
-#include "gemm_tiles.cuh"
+#include "cp_async.cuh"
 
 #include <stdint.h>
 
@@ -133,28 +134,8 @@ static __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint3
 }
 // clang-format on
 
-/* ---- cp.async: global -> shared without a register round trip ----------------------------------
- * cp.async.cg.shared.global [dst], [src], 16, src_bytes copies 16 bytes (dst and src 16-byte
- * aligned) and bypasses L1 (.cg: cache in L2 only). Bytes past src_bytes (0..16) are written as
- * zeros and not read: src_bytes = 0 stores a zero vector, which is how tiles are padded past the
- * edge of a matrix (src must still be a valid address). The copy is asynchronous: it joins the
- * thread's open group; commit_group closes the group; wait_group<N> waits until at most N of
- * this thread's groups are pending. Other threads' copies are visible only after a barrier
- * (__syncthreads, or __syncwarp within a warp) that follows their wait.
- *
- *   thread's timeline:  cp cp cp | commit | cp cp | commit | ... | wait_group<1> | barrier
- *                       group 0           group 1                 (group 0 landed)  (everyone's)
- */
-// clang-format off
-static __device__ __forceinline__ void cp_async_16(uint32_t smem_dst, const void *gmem_src,
-                                                   int src_bytes)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
-                 :: "r"(smem_dst), "l"(__cvta_generic_to_global(gmem_src)), "r"(src_bytes)
-                 : "memory");
-}
-// clang-format on
-/* cp_async_commit_group() and cp_async_wait_group<N>() (and a cp_async_16 that takes a generic
- * shared pointer, used by chapters 03 and 04) are in common/gemm_tiles.cuh. */
+/* ---- cp.async: cp_async_16, cp_async_commit_group, cp_async_wait_group<N> -------------------
+ * In common/cp_async.cuh (self-contained, shared with chapters 03 and 04): copy it with this
+ * file. */
 
 #endif /* PTX_WRAPPERS_CUH */

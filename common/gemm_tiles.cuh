@@ -6,15 +6,16 @@
  *     (load_tile_sync) or with cp.async (load_tile_async), zero-filled outside the matrix so that
  *     any M, N, K is correct, in 16-byte vectors when the rows allow it;
  *   - the host-side decision, per launch, whether they do (vector_paths);
- *   - the cp.async wrappers (cp.async.cg.shared.global, commit_group, wait_group);
+ *   - the cp.async wrappers (common/cp_async.cuh, included here);
  *   - the order in which the blocks of a 1-D grid walk the tiles of C (block_tile_coords);
  *   - the shared-memory opt-in (allow_smem).
- * Chapters 03 and 04 use it; it has no state and only static functions, so every .cu file that
- * includes it gets its own copy. */
+ * Chapters 03, 04 and 05 use it; it has no state and only static functions, so every .cu file
+ * that includes it gets its own copy. */
 #ifndef TC_GEMM_TILES_CUH
 #define TC_GEMM_TILES_CUH
 
 #include "check.h"
+#include "cp_async.cuh"
 #include "gemm_driver.h"
 
 #include <stdint.h>
@@ -81,37 +82,6 @@ static __device__ __forceinline__ void load_tile_sync(T *s, const T *__restrict_
     }
 }
 
-/* cp.async.cg.shared.global [dst], [src], 16, src_bytes: copies 16 bytes from global to shared
- * memory without a register round trip (and bypassing L1: .cg); the bytes past src_bytes are
- * filled with zeros, so src_bytes = 0 writes a zero vector and reads nothing. The copy is
- * asynchronous: it belongs to the thread's current group, closed by commit_group; wait_group N
- * blocks until at most N of the thread's groups are still in flight. (Built for a target older
- * than sm_80, where the variants that use them never run, the wrappers fall back to plain
- * synchronous copies, so every file compiles for every target.) */
-static __device__ __forceinline__ void cp_async_16(void *dst, const void *src, int src_bytes)
-{
-#if __CUDA_ARCH__ >= 800
-    const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src),
-                 "r"(src_bytes)
-                 : "memory");
-#else
-    *(uint4 *)dst = src_bytes ? *(const uint4 *)src : make_uint4(0, 0, 0, 0);
-#endif
-}
-static __device__ __forceinline__ void cp_async_commit_group()
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-template <int N> static __device__ __forceinline__ void cp_async_wait_group()
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-#endif
-}
-
 /* load_tile_sync's asynchronous twin: 16-byte cp.async copies when the rows are vectorizable,
  * element-by-element synchronous stores otherwise (the pipeline's barriers order both). */
 template <class T, int ROWS, int COLS, int THREADS, int SROW>
@@ -142,8 +112,7 @@ static __device__ __forceinline__ void load_tile_async(T *s, const T *__restrict
  * the same time cover a g x (resident/g) patch of C and reuse each other's tiles of A and B in
  * L2. */
 template <int GROUP_M>
-static __device__ __forceinline__ void block_tile_coords(int tiles_m, int tiles_n, int *tm,
-                                                         int *tn)
+static __device__ __forceinline__ void block_tile_coords(int tiles_m, int tiles_n, int *tm, int *tn)
 {
     const int id = blockIdx.x;
     if (GROUP_M == 1) {
