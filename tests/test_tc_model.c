@@ -1,0 +1,554 @@
+/* tests/test_tc_model.c - the tensor-core numerics model and its probes (common/tc_model.c,
+ * common/tc_probe.c; chapter 08).
+ *
+ * What these prove, without a GPU:
+ *   - the formats decode and encode exactly like common/convert.c's independent conversions;
+ *   - the model's two naive members equal independent oracles: a chain of the host's fmaf
+ *     (correctly rounded, C11) and the exact double sum of products that fit in 53 bits;
+ *   - hand-worked vectors give the values derived in the comments, for four parameter sets
+ *     (every feature of the model changes at least one of them);
+ *   - the probe logic, fed with the model as the black box, recovers the parameters it was
+ *     given, for six distinct sets plus the two naive models, and a random sweep of realistic
+ *     sets leaves zero mismatches in the random search;
+ *   - negative controls: a box with a broken fragment layout fails the sanity probe, a box that
+ *     rounds products to f16 is reported as outside the model.
+ * Notation in the comments: q = 2^(emax - F), the quantum of a block's alignment. */
+#include "unit.h"
+
+#include "tc_model.h"
+#include "tc_probe.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- helpers ------------------------------------------------------------------------------- */
+static uint32_t in_bits(tc_fmt f, int neg, uint64_t m, int e)
+{
+    uint32_t b = 0xDEADBEEFu;
+    if (!tc_fmt_encode(f, neg, m, e, &b))
+        fprintf(stderr, "  (test bug: %llu*2^%d not in %s)\n", (unsigned long long)m, e,
+                tc_fmt_get(f)->name);
+    return b;
+}
+
+/* a[i] = (-1)^neg m 2^ea, b[i] = 2^eb */
+static void put(tc_fmt f, uint32_t *a, uint32_t *b, int i, int neg, uint64_t m, int ea, int eb)
+{
+    a[i] = in_bits(f, neg, m, ea);
+    b[i] = in_bits(f, 0, 1, eb);
+}
+
+static int check_dot(const tc_model_params *p, const uint32_t *a, const uint32_t *b, int k,
+                     uint32_t c, uint32_t want, const char *what)
+{
+    const uint32_t got = tc_model_dot(p, a, b, k, c);
+    if (got != want) {
+        fprintf(stderr, "  %s: got 0x%08x (%.10g), want 0x%08x (%.10g)\n", what, got,
+                tc_fmt_to_double(p->out, got), want, tc_fmt_to_double(p->out, want));
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- formats ------------------------------------------------------------------------------- */
+int unit_tc_model_formats_match_convert(void)
+{
+    for (uint32_t h = 0; h < 65536; h++) { /* f16 and bf16: every pattern */
+        const double v = tc_fmt_to_double(TC_FMT_F16, h), w = tc_f16_to_f32((uint16_t)h);
+        UNIT_CHECK((isnan(v) && isnan(w)) || v == w, "f16 0x%04x: %g vs %g", h, v, w);
+        const double bv = tc_fmt_to_double(TC_FMT_BF16, h), bw = tc_bf16_to_f32((uint16_t)h);
+        UNIT_CHECK((isnan(bv) && isnan(bw)) || bv == bw, "bf16 0x%04x: %g vs %g", h, bv, bw);
+        if (!isnan(v)) { /* encode(decode(x)) == x for finite values */
+            tc_unpacked u = tc_fmt_decode(TC_FMT_F16, h);
+            uint32_t back = 0;
+            if (u.cls == TC_FINITE) {
+                UNIT_CHECK(tc_fmt_encode(TC_FMT_F16, u.neg, u.m, u.e, &back) && back == h,
+                           "f16 0x%04x re-encodes as 0x%04x", h, back);
+            }
+        }
+    }
+    for (uint32_t c = 0; c < 256; c++) {
+        const double v = tc_fmt_to_double(TC_FMT_E4M3, c), w = tc_e4m3_to_f32((uint8_t)c);
+        UNIT_CHECK((isnan(v) && isnan(w)) || v == w, "e4m3 0x%02x: %g vs %g", c, v, w);
+        const double v5 = tc_fmt_to_double(TC_FMT_E5M2, c), w5 = tc_e5m2_to_f32((uint8_t)c);
+        UNIT_CHECK((isnan(v5) && isnan(w5)) || v5 == w5, "e5m2 0x%02x: %g vs %g", c, v5, w5);
+    }
+    /* 448 is e4m3's largest finite, 0x7F its NaN; tf32 ignores the low 13 bits */
+    UNIT_CHECK(tc_fmt_to_double(TC_FMT_E4M3, tc_fmt_max_bits(TC_FMT_E4M3, 0)) == 448.0, "e4m3 max");
+    UNIT_CHECK(tc_fmt_is_nan(TC_FMT_E4M3, 0x7F) && !tc_fmt_is_nan(TC_FMT_E4M3, 0x7E), "e4m3 NaN");
+    UNIT_CHECK(tc_fmt_to_double(TC_FMT_TF32, 0x3F801FFFu) == 1.0, "tf32 low bits");
+    UNIT_CHECK(tc_fmt_to_double(TC_FMT_TF32, 0x3F802000u) == 1.0 + 0x1p-10, "tf32 last bit");
+    tc_rng rng;
+    tc_rng_seed(&rng, 5);
+    for (int i = 0; i < 200000; i++) { /* f32: random patterns */
+        const uint32_t u = (uint32_t)tc_rng_next_u64(&rng);
+        const double v = tc_fmt_to_double(TC_FMT_F32, u), w = tc_f32_from_bits(u);
+        UNIT_CHECK((isnan(v) && isnan(w)) || v == w, "f32 0x%08x: %g vs %g", u, v, w);
+    }
+    return 0;
+}
+
+/* ---- the naive members against independent oracles ------------------------------------------ */
+static const int k_of[TC_FMT_E5M2 + 1] = {16, 16, 8, 32, 32};
+
+int unit_tc_model_fma_chain_matches_fmaf(void)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, 8);
+    for (int in = TC_FMT_F16; in <= TC_FMT_E5M2; in++)
+        for (int out = 0; out < 2; out++) {
+            const tc_fmt fo = out ? TC_FMT_F16 : TC_FMT_F32;
+            if (fo == TC_FMT_F16 && (in == TC_FMT_BF16 || in == TC_FMT_TF32)) continue;
+            tc_model_params p;
+            const int k = k_of[in];
+            tc_model_params_fma_chain(&p, (tc_fmt)in, fo, k);
+            for (int d = 0; d < TC_DIST_COUNT; d++)
+                for (int it = 0; it < 3000; it++) {
+                    uint32_t a[32], b[32], c;
+                    tc_random_dot((tc_fmt)in, fo, k, (tc_dist)d, &rng, a, b, &c);
+                    /* the host: C11 fmaf is correctly rounded (ties to even) */
+                    float acc = (float)tc_fmt_to_double(fo, c);
+                    for (int i = 0; i < k; i++)
+                        acc = fmaf((float)tc_fmt_to_double((tc_fmt)in, a[i]),
+                                   (float)tc_fmt_to_double((tc_fmt)in, b[i]), acc);
+                    const uint32_t want = fo == TC_FMT_F32 ? tc_f32_bits(acc) : tc_f32_to_f16(acc);
+                    const uint32_t got = tc_model_dot(&p, a, b, k, c);
+                    UNIT_CHECK(got == want || (tc_fmt_is_nan(fo, got) && tc_fmt_is_nan(fo, want)),
+                               "%s->%s %s #%d: model 0x%08x, fmaf chain 0x%08x",
+                               tc_fmt_get((tc_fmt)in)->name, tc_fmt_get(fo)->name,
+                               tc_dist_name((tc_dist)d), it, got, want);
+                }
+        }
+    return 0;
+}
+
+int unit_tc_model_exact_matches_double(void)
+{
+    /* uniform inputs: every f16 product is a multiple of 2^-48 below 1, c a multiple of 2^-26
+     * below 4 (uniform distribution): 16 of them sum exactly in 53 bits, so the double sum is
+     * the exact sum and one cast rounds it once (to nearest even) */
+    tc_rng rng;
+    tc_rng_seed(&rng, 9);
+    tc_model_params p;
+    tc_model_params_exact(&p, TC_FMT_F16, TC_FMT_F32, 16);
+    for (int it = 0; it < 100000; it++) {
+        uint32_t a[16], b[16], c;
+        tc_random_dot(TC_FMT_F16, TC_FMT_F32, 16, TC_DIST_UNIFORM, &rng, a, b, &c);
+        double s = tc_fmt_to_double(TC_FMT_F32, c);
+        for (int i = 0; i < 16; i++)
+            s += tc_fmt_to_double(TC_FMT_F16, a[i]) * tc_fmt_to_double(TC_FMT_F16, b[i]);
+        UNIT_CHECK(tc_exact_dot(TC_FMT_F16, TC_FMT_F32, a, b, 16, c) == s, "#%d exact %a vs %a", it,
+                   tc_exact_dot(TC_FMT_F16, TC_FMT_F32, a, b, 16, c), s);
+        UNIT_CHECK(tc_model_dot(&p, a, b, 16, c) == tc_f32_bits((float)s), "#%d rounding", it);
+    }
+    return 0;
+}
+
+/* ---- hand-worked vectors ------------------------------------------------------------------- */
+/* Set A: f16 in, f32 out, k = 16 in blocks of 8, F = 26 (3 bits beyond f32's 23), alignment
+ * exponent = ea + eb, truncation everywhere, fused chaining. */
+static void set_a(tc_model_params *p)
+{
+    tc_model_params_default(p, TC_FMT_F16, TC_FMT_F32, 16);
+    p->block = 8;
+    p->frac_bits = 26;
+}
+
+int unit_tc_model_hand_set_a(void)
+{
+    tc_model_params p;
+    set_a(&p);
+    const tc_fmt F16 = TC_FMT_F16;
+    uint32_t a[32], b[32];
+    int bad = 0;
+
+    /* A1: 1 - 1 + 2^-27 in block 0. emax = 0, q = 2^-26; 2^-27 = q/2 is cut to 0 before the
+     * addition: d = +0, although the exact sum 2^-27 is an f32. */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(F16, a, b, 0, 0, 1, 0, 0), put(F16, a, b, 1, 1, 1, 0, 0), put(F16, a, b, 2, 0, 1, -13, -14);
+    bad += check_dot(&p, a, b, 16, 0, 0x00000000u, "A1 small term in the big terms' block");
+    UNIT_CHECK(tc_exact_dot(F16, TC_FMT_F32, a, b, 16, 0) == 0x1p-27, "A1 exact");
+
+    /* A2: the same 2^-27 at position 8, block 1. Block 0 = 1 - 1 = 0 exactly; block 1 aligns
+     * {0, 2^-27} to emax = -27: kept. d = 2^-27 = 0x32000000. */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(F16, a, b, 0, 0, 1, 0, 0), put(F16, a, b, 1, 1, 1, 0, 0), put(F16, a, b, 8, 0, 1, -13, -14);
+    bad += check_dot(&p, a, b, 16, 0, 0x32000000u, "A2 small term in its own block");
+
+    /* A3: c = 2^-27 with 1 - 1 in block 0: c is one more addend of block 0's alignment, cut like
+     * a product. d = +0. */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(F16, a, b, 0, 0, 1, 0, 0), put(F16, a, b, 1, 1, 1, 0, 0);
+    bad += check_dot(&p, a, b, 16, 0x32000000u, 0x00000000u, "A3 c is cut like a product");
+
+    /* A4: 1 - 1 - 1.75 q. Truncation of the magnitude (sign-magnitude RZ): -1.75 q -> -q.
+     * d = -2^-26 = 0xB2800000. (-7 * 2^-14 is -1.75 * 2^-12, an f16; times 2^-14.) */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(F16, a, b, 0, 0, 1, 0, 0), put(F16, a, b, 1, 1, 1, 0, 0), put(F16, a, b, 2, 1, 7, -14, -14);
+    bad += check_dot(&p, a, b, 16, 0, 0xB2800000u, "A4 negative term truncated toward zero");
+
+    /* A5: 1 + 2^-24 + 2^-25: both small terms are multiples of q = 2^-26 and survive; the sum
+     * 1 + 0.75 ulp(f32) is truncated to 1.0 = 0x3F800000 (RNE would give 0x3F800001). */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(F16, a, b, 0, 0, 1, 0, 0), put(F16, a, b, 1, 0, 1, -12, -12),
+        put(F16, a, b, 2, 0, 1, -12, -13);
+    bad += check_dot(&p, a, b, 16, 0, 0x3F800000u, "A5 output truncated");
+    tc_model_params rne = p;
+    rne.out_round = rne.chain_round = TC_RNE;
+    bad += check_dot(&rne, a, b, 16, 0, 0x3F800001u, "A5 with RNE output");
+
+    /* A6: sixteen products 1.75 * 1: block 0 = 14, block 1 = 14 + 14 = 28 exactly (no carry is
+     * lost): 28 = 1.75 * 2^4 = 0x41E00000. */
+    for (int i = 0; i < 16; i++) put(F16, a, b, i, 0, 7, -2, 0);
+    bad += check_dot(&p, a, b, 16, 0, 0x41E00000u, "A6 carries");
+
+    /* A7: the alignment exponent of 1.5 * 1.5 = 2.25 is ea + eb = 0 (not 1, the exponent of
+     * 2.25): 2.25 - 2.25 + 2^-26 keeps 2^-26 (= q) -> 0x32800000. With TC_REF_VALUE, emax = 1,
+     * q = 2^-25 and 2^-26 = q/2 is cut: +0. */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    a[0] = b[0] = b[1] = in_bits(F16, 0, 3, -1); /* 1.5 */
+    a[1] = in_bits(F16, 1, 3, -1);
+    put(F16, a, b, 2, 0, 1, -13, -13);
+    bad += check_dot(&p, a, b, 16, 0, 0x32800000u, "A7 exponent sum");
+    tc_model_params val = p;
+    val.align_ref = TC_REF_VALUE;
+    bad += check_dot(&val, a, b, 16, 0, 0x00000000u, "A7 value exponent");
+
+    /* A8: fused chaining cuts an earlier block's result: 2^-27 alone in block 0 is exact; block
+     * 1 = {2^-27, 1, -1} aligns to emax = 0 and cuts it: +0. */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(F16, a, b, 0, 0, 1, -13, -14), put(F16, a, b, 8, 0, 1, 0, 0), put(F16, a, b, 9, 1, 1, 0, 0);
+    bad += check_dot(&p, a, b, 16, 0, 0x00000000u, "A8 block 0's result cut by block 1");
+
+    /* A9: k = 32 is two instructions, the first one's d the second one's c: 32 ones = 32. */
+    for (int i = 0; i < 32; i++) put(F16, a, b, i, 0, 1, 0, 0);
+    bad += check_dot(&p, a, b, 32, 0, 0x42000000u, "A9 two instructions");
+    return bad;
+}
+
+/* Set B: bf16 in, f32 out, one block of 16, F = 24, alignment exponent = the product's value,
+ * rounding toward -inf in the alignment (two's complement truncation), the block rounded to f32
+ * (RNE) and then added to c (RNE), subnormal inputs and results flushed. */
+static void set_b(tc_model_params *p)
+{
+    tc_model_params_default(p, TC_FMT_BF16, TC_FMT_F32, 16);
+    p->frac_bits = 24;
+    p->align_ref = TC_REF_VALUE;
+    p->align_round = TC_RD;
+    p->chain = TC_CHAIN_ADD;
+    p->chain_round = p->out_round = TC_RNE;
+    p->sub_in = p->sub_out = TC_SUB_FLUSH;
+}
+
+int unit_tc_model_hand_set_b(void)
+{
+    tc_model_params p;
+    set_b(&p);
+    const tc_fmt BF = TC_FMT_BF16;
+    uint32_t a[16], b[16];
+    int bad = 0;
+
+    /* B1: 1 - 1 - 2^-30. q = 2^-24; RD moves -2^-30 to the next multiple of q below it,
+     * -2^-24. d = -2^-24 = 0xB3800000 (the exact sum is -2^-30). */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(BF, a, b, 0, 0, 1, 0, 0), put(BF, a, b, 1, 1, 1, 0, 0), put(BF, a, b, 2, 1, 1, -15, -15);
+    bad += check_dot(&p, a, b, 16, 0, 0xB3800000u, "B1 negative term rounded toward -inf");
+
+    /* B2: 2.25 - 2.25 + 2^-24: the alignment exponent of 2.25 is its value's, 1, so
+     * q = 2^-23 and 2^-24 = q/2 rounds down to 0. d = +0. */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    a[0] = b[0] = b[1] = in_bits(BF, 0, 3, -1);
+    a[1] = in_bits(BF, 1, 3, -1);
+    put(BF, a, b, 2, 0, 1, -12, -12);
+    bad += check_dot(&p, a, b, 16, 0, 0x00000000u, "B2 value exponent");
+
+    /* B3: c = 2^-30 with 1 - 1: the block is summed without c (0), then c + 0 = 2^-30:
+     * c survives (it would be cut under fused chaining). d = 0x30800000. */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(BF, a, b, 0, 0, 1, 0, 0), put(BF, a, b, 1, 1, 1, 0, 0);
+    bad += check_dot(&p, a, b, 16, 0x30800000u, 0x30800000u, "B3 c outside the alignment");
+
+    /* B4: the smallest bf16 subnormal, 2^-133 (0x0001), times 2^100: flushed to 0 on input;
+     * c = 1 comes back unchanged. */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    a[0] = 0x0001u;
+    b[0] = in_bits(BF, 0, 1, 100);
+    bad += check_dot(&p, a, b, 16, 0x3F800000u, 0x3F800000u, "B4 subnormal input flushed");
+
+    /* B5: 2^-70 * 2^-60 = 2^-130, a subnormal f32: flushed to +0 on output. */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(BF, a, b, 0, 0, 1, -70, -60);
+    bad += check_dot(&p, a, b, 16, 0, 0x00000000u, "B5 subnormal result flushed");
+
+    /* B6: c = 1 + 2^-23 (0x3F800001) plus 2^-24: 1 + 1.5 ulp, a tie between 1 + ulp (odd) and
+     * 1 + 2 ulp (even): RNE gives 0x3F800002. */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(BF, a, b, 5, 0, 1, -12, -12);
+    bad += check_dot(&p, a, b, 16, 0x3F800001u, 0x3F800002u, "B6 output tie to even");
+
+    /* B7: 2^127 * 2 twice = 2^129: beyond f32; RNE overflows to +inf (0x7F800000). */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(BF, a, b, 0, 0, 1, 127, 1), put(BF, a, b, 1, 0, 1, 127, 1);
+    bad += check_dot(&p, a, b, 16, 0, 0x7F800000u, "B7 overflow");
+    return bad;
+}
+
+/* Set C: e4m3 in, f32 out, one block of 32, F = 13 (a 14-bit accumulator), truncation, fused:
+ * what the DeepSeek-V3 report describes for Hopper's FP8 path (a hypothesis, not a
+ * measurement). */
+int unit_tc_model_hand_set_c(void)
+{
+    tc_model_params p;
+    tc_model_params_default(&p, TC_FMT_E4M3, TC_FMT_F32, 32);
+    p.frac_bits = 13;
+    const tc_fmt E4 = TC_FMT_E4M3;
+    uint32_t a[32], b[32];
+    int bad = 0;
+
+    /* C1: c = 1 + 2^-20 (0x3F800008) plus 2^-5 * 2^-5 = 2^-10: emax = 0, q = 2^-13, so c loses
+     * its 2^-20 while the product survives. d = 1 + 2^-10 = 0x3F802000 (exact: 1 + 2^-10 +
+     * 2^-20). */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(E4, a, b, 0, 0, 1, -5, -5);
+    bad += check_dot(&p, a, b, 32, 0x3F800008u, 0x3F802000u, "C1 c truncated to 14 bits");
+
+    /* C2: not monotone in c. 32 products 1*1 and c = 2^14 - 2^-10 (0x467FFFFF, exponent 13):
+     * q = 2^0, c is cut to 16383, the ones survive: 16383 + 32 = 16415 = 0x46803E00. One ulp
+     * more, c = 2^14 (0x46800000, exponent 14): q = 2, each 1 is q/2 and is cut: d = 16384.
+     * c went up, d went down by 31. */
+    for (int i = 0; i < 32; i++) put(E4, a, b, i, 0, 1, 0, 0);
+    bad += check_dot(&p, a, b, 32, 0x467FFFFFu, 0x46803E00u, "C2 c = 2^14 - ulp");
+    bad += check_dot(&p, a, b, 32, 0x46800000u, 0x46800000u, "C2 c = 2^14");
+    return bad;
+}
+
+/* Set D: f16 in, f16 out, blocks of 4, F = 24, fused, block results kept in f32 (truncated),
+ * the result rounded to f16 to nearest even. */
+static void set_d(tc_model_params *p)
+{
+    tc_model_params_default(p, TC_FMT_F16, TC_FMT_F16, 16);
+    p->block = 4;
+    p->frac_bits = 24;
+    p->out_round = TC_RNE;
+}
+
+int unit_tc_model_hand_set_d(void)
+{
+    tc_model_params p;
+    set_d(&p);
+    const tc_fmt F16 = TC_FMT_F16;
+    uint32_t a[16], b[16];
+    int bad = 0;
+
+    /* D1: 1 + 2^-11 + 2^-12 in block 0: kept exactly in the f32 chain, then rounded to f16 at
+     * the end: 1 + 0.75 ulp(f16) -> 1 + 2^-10 = 0x3C01. */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(F16, a, b, 0, 0, 1, 0, 0), put(F16, a, b, 1, 0, 1, -6, -5), put(F16, a, b, 2, 0, 1, -6, -6);
+    bad += check_dot(&p, a, b, 16, 0, 0x3C01u, "D1 f16 rounding");
+
+    /* D2: 1 + 2^-11, a tie: to even, 1.0 = 0x3C00. */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(F16, a, b, 0, 0, 1, 0, 0), put(F16, a, b, 13, 0, 1, -6, -5);
+    bad += check_dot(&p, a, b, 16, 0, 0x3C00u, "D2 f16 tie");
+
+    /* D3: block 0 = 1 + 2^-23 + 2^-24 (q = 2^-24 keeps both) is truncated into the f32 chain:
+     * 1 + 2^-23. The last block adds 2^-11 - 2^-23: exactly 1 + 2^-11, a tie, to even: 0x3C00.
+     * Had the chain rounded to nearest, block 0 would be 1 + 2^-22 (the tie 1.5 ulp goes to
+     * even), the end 1 + 2^-11 + 2^-23 > tie: 0x3C01. The chain's rounding shows. */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(F16, a, b, 0, 0, 1, 0, 0), put(F16, a, b, 1, 0, 1, -12, -11),
+        put(F16, a, b, 2, 0, 1, -12, -12);
+    put(F16, a, b, 12, 0, 1, -6, -5), put(F16, a, b, 13, 1, 1, -12, -11);
+    bad += check_dot(&p, a, b, 16, 0, 0x3C00u, "D3 chain truncated");
+    tc_model_params rn = p;
+    rn.chain_round = TC_RNE;
+    bad += check_dot(&rn, a, b, 16, 0, 0x3C01u, "D3 chain to nearest");
+
+    /* D4: 2^8 * 2^8 = 65536 > 65504: RNE overflows to +inf = 0x7C00; with truncation (IEEE)
+     * the largest finite, 65504 = 0x7BFF. */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(F16, a, b, 15, 0, 1, 8, 8);
+    bad += check_dot(&p, a, b, 16, 0, 0x7C00u, "D4 overflow RNE");
+    tc_model_params rz = p;
+    rz.out_round = TC_RZ;
+    bad += check_dot(&rz, a, b, 16, 0, 0x7BFFu, "D4 overflow RZ");
+    return bad;
+}
+
+/* ---- the probes recover what they were given ----------------------------------------------- */
+static int recover(const tc_model_params *truth, const char *name, long search_n)
+{
+    tc_box box;
+    tc_box_model(&box, truth);
+    tc_probe_report r;
+    tc_probe_run(&box, &r);
+    char want[320], got[320];
+    tc_model_params_format(truth, want, sizeof want);
+    tc_model_params_format(&r.fit, got, sizeof got);
+    UNIT_CHECK(r.ok, "%s: probes report a problem: %s", name, r.problem);
+    UNIT_CHECK(tc_model_params_equal(truth, &r.fit), "%s:\n    given %s\n    found %s", name, want,
+               got);
+    tc_search_result s;
+    tc_search(&box, &r.fit, search_n, 77, 1, &s);
+    UNIT_CHECK(tc_search_total(s.fit_bad) == 0, "%s: %ld of %ld random dots differ", name,
+               tc_search_total(s.fit_bad), s.n);
+    return 0;
+}
+
+int unit_tc_probe_recovers_parameter_sets(void)
+{
+    tc_model_params p;
+    set_a(&p);
+    if (recover(&p, "set A (f16, blocks of 8, F 26, RZ)", 6000)) return 1;
+    set_b(&p);
+    if (recover(&p, "set B (bf16, value exponent, RD, add chain, RNE, flush)", 6000)) return 1;
+    tc_model_params_default(&p, TC_FMT_E4M3, TC_FMT_F32, 32);
+    p.frac_bits = 13;
+    if (recover(&p, "set C (e4m3, F 13)", 6000)) return 1;
+    set_d(&p);
+    if (recover(&p, "set D (f16 -> f16, blocks of 4)", 6000)) return 1;
+    tc_model_params_default(&p, TC_FMT_TF32, TC_FMT_F32, 8);
+    p.block = 4;
+    p.frac_bits = 25;
+    p.align_round = TC_RNE;
+    p.out_round = p.chain_round = TC_RD;
+    p.ovf_inf = 1;
+    if (recover(&p, "set E (tf32, blocks of 4, RNE alignment, RD output, overflow to inf)", 6000))
+        return 1;
+    tc_model_params_default(&p, TC_FMT_E5M2, TC_FMT_F32, 32);
+    p.block = 16;
+    p.frac_bits = 20;
+    p.chain = TC_CHAIN_ADD;
+    p.out_round = p.chain_round = TC_RNE;
+    if (recover(&p, "set F (e5m2, blocks of 16, F 20, add chain)", 6000)) return 1;
+    return 0;
+}
+
+int unit_tc_probe_recovers_naive_models(void)
+{
+    tc_model_params p;
+    tc_model_params_fma_chain(&p, TC_FMT_F16, TC_FMT_F32, 16);
+    if (recover(&p, "f32 FMA chain, f16 inputs", 4000)) return 1;
+    tc_model_params_fma_chain(&p, TC_FMT_TF32, TC_FMT_F32, 8);
+    if (recover(&p, "f32 FMA chain, tf32 inputs", 4000)) return 1;
+    tc_model_params_exact(&p, TC_FMT_BF16, TC_FMT_F32, 16);
+    if (recover(&p, "exact sum, bf16 inputs", 4000)) return 1;
+    return 0;
+}
+
+/* Realistic members (truncating alignment, block of 4 or more, RZ or RNE results, F where the
+ * probes can see it): the fitted model must predict every random dot product. */
+int unit_tc_probe_sweep_realistic(void)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, 2024);
+    static const tc_fmt ins[] = {TC_FMT_F16,  TC_FMT_BF16, TC_FMT_TF32, TC_FMT_E4M3,
+                                 TC_FMT_E5M2, TC_FMT_F16,  TC_FMT_E5M2};
+    static const tc_fmt outs[] = {TC_FMT_F32, TC_FMT_F32, TC_FMT_F32, TC_FMT_F32,
+                                  TC_FMT_F32, TC_FMT_F16, TC_FMT_F16};
+    for (int it = 0; it < 24; it++) {
+        const int row = tc_rng_int(&rng, 0, 6);
+        const tc_fmt in = ins[row], out = outs[row];
+        const int k = k_of[in];
+        tc_model_params p;
+        tc_model_params_default(&p, in, out, k);
+        do p.block = 4 << tc_rng_int(&rng, 0, 3);
+        while (p.block > k);
+        p.frac_bits = tc_rng_int(&rng, 12, 24);
+        p.chain = tc_rng_int(&rng, 0, 3) ? TC_CHAIN_FUSED : TC_CHAIN_ADD;
+        p.out_round = tc_rng_int(&rng, 0, 1) ? TC_RZ : TC_RNE;
+        p.chain_round = out == TC_FMT_F32 ? p.out_round : TC_RZ;
+        p.sub_in = tc_rng_int(&rng, 0, 1) ? TC_SUB_KEEP : TC_SUB_FLUSH;
+        p.sub_out = tc_rng_int(&rng, 0, 1) ? TC_SUB_KEEP : TC_SUB_FLUSH;
+        tc_box box;
+        tc_box_model(&box, &p);
+        tc_probe_report r;
+        tc_probe_run(&box, &r);
+        tc_search_result s;
+        tc_search(&box, &r.fit, 3000, (uint64_t)it, 1, &s);
+        char want[320], got[320];
+        tc_model_params_format(&p, want, sizeof want);
+        tc_model_params_format(&r.fit, got, sizeof got);
+        UNIT_CHECK(r.ok && tc_search_total(s.fit_bad) == 0,
+                   "#%d: %ld mismatches (%s)\n    given %s\n    found %s", it,
+                   tc_search_total(s.fit_bad), r.ok ? "probes ok" : r.problem, want, got);
+    }
+    return 0;
+}
+
+/* ---- negative controls --------------------------------------------------------------------- */
+typedef struct {
+    tc_model_params p;
+} wrap_ctx;
+
+/* the model with b's elements 0 and 1 swapped: a fragment-layout bug */
+static void swapped_box(void *vctx, long n, const uint32_t *a, const uint32_t *b, const uint32_t *c,
+                        uint32_t *d)
+{
+    const tc_model_params *p = &((wrap_ctx *)vctx)->p;
+    uint32_t bb[64];
+    for (long i = 0; i < n; i++) {
+        memcpy(bb, b + i * p->k, (size_t)p->k * sizeof *bb);
+        const uint32_t t = bb[0];
+        bb[0] = bb[1], bb[1] = t;
+        d[i] = tc_model_dot(p, a + i * p->k, bb, p->k, c[i]);
+    }
+}
+
+/* products rounded to f16 before an f32 sum in order: not a member of the family */
+static void rounded_products_box(void *vctx, long n, const uint32_t *a, const uint32_t *b,
+                                 const uint32_t *c, uint32_t *d)
+{
+    const tc_model_params *p = &((wrap_ctx *)vctx)->p;
+    for (long i = 0; i < n; i++) {
+        float acc = tc_f32_from_bits(c[i]);
+        for (int j = 0; j < p->k; j++) {
+            const double prod = tc_fmt_to_double(p->in, a[i * p->k + j]) *
+                                tc_fmt_to_double(p->in, b[i * p->k + j]); /* exact */
+            acc += tc_f16_to_f32(tc_f64_to_f16(prod));
+        }
+        d[i] = tc_f32_bits(acc);
+    }
+}
+
+int unit_tc_probe_negative_controls(void)
+{
+    wrap_ctx w;
+    set_a(&w.p);
+    tc_box box;
+    memset(&box, 0, sizeof box);
+    box.in = w.p.in, box.out = w.p.out, box.k = w.p.k, box.ctx = &w;
+    box.fn = swapped_box;
+    tc_probe_report r;
+    tc_probe_run(&box, &r);
+    UNIT_CHECK(!r.sane && !r.ok, "a swapped B layout passed the sanity probe");
+    box.fn = rounded_products_box;
+    tc_probe_run(&box, &r);
+    UNIT_CHECK(!r.ok, "products rounded to f16 were not reported (fit %d, F %d)", r.ok,
+               r.fit.frac_bits);
+    /* and the search sees it too */
+    tc_search_result s;
+    tc_search(&box, &r.fit, 3000, 3, 1, &s);
+    UNIT_CHECK(tc_search_total(s.fit_bad) > 0, "the search found no mismatch");
+    return 0;
+}
+
+int unit_tc_model_params_check(void)
+{
+    tc_model_params p;
+    set_a(&p);
+    UNIT_CHECK(tc_model_params_check(&p) == 0, "set A is valid");
+    p.block = 6;
+    UNIT_CHECK(tc_model_params_check(&p) != 0, "block 6 does not divide 16");
+    set_a(&p);
+    p.out_via_f32 = 1;
+    UNIT_CHECK(tc_model_params_check(&p) != 0, "via f32 needs an f16 output");
+    set_a(&p);
+    p.frac_bits = 151;
+    UNIT_CHECK(tc_model_params_check(&p) != 0, "F 151");
+    char buf[320];
+    set_a(&p);
+    tc_model_params_format(&p, buf, sizeof buf);
+    UNIT_CHECK(strstr(buf, "block 8 F 26") != NULL, "format: %s", buf);
+    return 0;
+}
