@@ -9,18 +9,24 @@
  *   F, chain    2^E - 2^E + 2^(E-s) for s = 1, 2, ...: the last s for which the small term
  *               survives is F. Once with the small term as product 2 (vP), once as c (vC): a c
  *               that is cut like a product enters the alignment (fused chain); a c that always
- *               survives is added after the block (add chain)
- *   block       c = 2^E, product 0 = -2^E, x = q/4 at position l: x is lost exactly when l is in
- *               block 0, so the first l where it survives is the block size
- *   ref         (1.5 * 1.5) 2^E' twice with opposite signs, x = 2^(E'-F): kept when the product's
- *               alignment exponent is E' (exponent sum), lost when it is E'+1 (value)
+ *               survives is added after the block (add chain). Only c shows a cut: block 1 or 2,
+ *               or products too narrow; nothing cut: F is "exact" (refined at the end)
+ *   ref         (1.5 * 1.5) 2^(E-1) twice with opposite signs, x = 2^(E-1-F): kept when the
+ *               product's alignment exponent is E-1 (exponent sum), cut when it is E (value)
  *   align round x = +-1.75 q and +-2.5 q: the surviving multiple of q names the rounding
+ *   block       c = 2^E, product 0 = -2^E, x = q/2 at position l: x changes exactly when l is in
+ *               block 0, so the first l where it survives is the block size (nothing cut within
+ *               24 bits: two half-ulp terms, which make one ulp only inside one block)
  *   per addend  two x = q/2: cut one by one they vanish (or give 2q), as a sum they give q
- *   one alignment (x, big, -big) in every order inside block 0: always lost
+ *   one alignment (x, big, -big) in other orders inside block 0: always cut
  *   products    (1 + u)^2 - (1 + 2u) = u^2 with u = 2^(1-p): survives only if products are exact
  *   out round   c = 2^E (1 + k 2^(1-P)) plus 2^E in the last block: 2^(E+1) + k/2 ulp, k = +-1, +-3
- *   chain round the same in block 0 (f32 out); f16 out: elimination between candidates
- *   overflow    2^emax + 2^emax: inf or the largest finite under the output rounding
+ *   chain round the same in block 0 (f32 output)
+ *   elimination every combination of the fields still undecided (output and chain rounding,
+ *               overflow, subnormal c and results, block, f16 chain format and pre-rounding)
+ *               predicts crafted overflows, carries, f16 ties, long sums and random dot
+ *               products with the model; the survivors decide. F not cut within reach: larger
+ *               F (with alignment exponent and rounding) against exact, the same way
  *   tf32        operands with their low 13 bits set
  *   monotone    c one ulp below 2^E and c = 2^E with the same small products
  */
@@ -1089,7 +1095,6 @@ static void probe_monotone(probe_ctx *x)
     r->mono_d_hi = x->d[ihi];
     r->mono_xa = x->a[(size_t)ilo * k];
     r->mono_xb = x->b[(size_t)ilo * k];
-    r->mono_x_in_all = 1;
     r->monotone =
         !(tc_fmt_to_double(x->box->out, x->d[ilo]) > tc_fmt_to_double(x->box->out, x->d[ihi]));
 }

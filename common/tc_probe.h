@@ -57,10 +57,9 @@ typedef struct {
         obs_chain_fmt, obs_via_f32, obs_sub_in, obs_sub_c, obs_sub_out, obs_ovf;
     /* monotonicity in c: 1 no violation on the crafted family, 0 violated, -1 not tested */
     int monotone;
-    uint32_t mono_c_lo, mono_c_hi, mono_d_lo, mono_d_hi, mono_x; /* x: every product */
-    int mono_x_in_all; /* x was a*b with a = x_a, b = x_b at every position */
-    uint32_t mono_xa, mono_xb;
-    long dots; /* dot products the probes used */
+    uint32_t mono_c_lo, mono_c_hi, mono_d_lo, mono_d_hi; /* the two c and their results */
+    uint32_t mono_xa, mono_xb; /* every one of the k products is mono_xa * mono_xb */
+    long dots;                 /* dot products the probes used */
 } tc_probe_report;
 
 /* Runs every probe against box; returns r->ok. */
