@@ -240,12 +240,14 @@ typedef struct {
     int bf16, chains, blocks, iters;
     uint32_t *d_frag;
     float *d_c0, *d_out;
+    long long *d_clk; /* cycles and ns per block of the latest launch */
 } peak_ctx;
 
 static void peak_launch(void *ctx, cudaStream_t stream)
 {
     const peak_ctx *p = (const peak_ctx *)ctx;
-    mma_peak_launch(p->bf16, p->chains, p->blocks, p->iters, p->d_frag, p->d_c0, p->d_out, stream);
+    mma_peak_launch(p->bf16, p->chains, p->blocks, p->iters, p->d_frag, p->d_c0, p->d_out, p->d_clk,
+                    stream);
     TC_LAUNCH_CHECK();
 }
 
@@ -253,6 +255,7 @@ typedef struct {
     double tflops;
     tc_timing t;
     int exact;
+    double mhz; /* the SM clock the last timed launch held: sum of cycles / sum of ns */
 } peak_result;
 
 /* Runs one configuration; reps = 0: once, no timing (--test). Checks every lane's sum exactly:
@@ -278,7 +281,8 @@ static peak_result run_peak(int bf16, int chains, int blocks, int iters, const t
                     iters,
                     device_copy(frag, sizeof frag),
                     device_copy(c0, sizeof c0),
-                    device_copy(NULL, n_out * sizeof(float))};
+                    device_copy(NULL, n_out * sizeof(float)),
+                    (long long *)device_copy(NULL, (size_t)blocks * 2 * sizeof(long long))};
     cudaStream_t stream;
     TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     peak_launch(&ctx, stream);
@@ -303,11 +307,19 @@ static peak_result run_peak(int bf16, int chains, int blocks, int iters, const t
         r.t = tc_time_gpu(peak_launch, &ctx, stream, a->warmup, a->reps);
         const double flop = 2.0 * 16 * 8 * 16 * (double)warps * chains * iters;
         r.tflops = flop / (r.t.ms_median * 1e-3) / 1e12;
+        long long *clk = (long long *)tc_xmalloc((size_t)blocks * 2 * sizeof(long long));
+        TC_CUDA_CHECK(cudaMemcpy(clk, ctx.d_clk, (size_t)blocks * 2 * sizeof(long long),
+                                 cudaMemcpyDeviceToHost));
+        double cycles = 0, ns = 0;
+        for (int b = 0; b < blocks; b++) cycles += (double)clk[2 * b], ns += (double)clk[2 * b + 1];
+        r.mhz = ns > 0 ? cycles / ns * 1e3 : 0;
+        free(clk);
     }
     TC_CUDA_CHECK(cudaStreamDestroy(stream));
     TC_CUDA_CHECK(cudaFree(ctx.d_frag));
     TC_CUDA_CHECK(cudaFree(ctx.d_c0));
     TC_CUDA_CHECK(cudaFree(ctx.d_out));
+    TC_CUDA_CHECK(cudaFree(ctx.d_clk));
     return r;
 }
 
@@ -317,7 +329,7 @@ static double peak_sweep(int bf16, const tc_args *a, const tc_device_info *dev, 
                          FILE *info, int *best_chains, int *best_warps, tc_timing *best_t,
                          int *all_exact)
 {
-    double best = 0;
+    double best = 0, best_mhz = 0;
     *all_exact = 1;
     fprintf(info,
             "\nmma.sync.m16n8k16 %s throughput, TFLOP/s (median of %d; %d mma per chain; "
@@ -338,17 +350,23 @@ static double peak_sweep(int bf16, const tc_args *a, const tc_device_info *dev, 
                 *best_chains = sweep_chains[ci];
                 *best_warps = sweep_blocks_per_sm[o] * MMA_PEAK_WARPS;
                 *best_t = r.t;
+                best_mhz = r.mhz;
             }
         }
         fprintf(info, "\n");
         fflush(info);
     }
     if (!*all_exact) fprintf(info, "  ! = a lane's result was wrong: that figure does not count\n");
-    /* flop per clock per SM at the reported clock: what the tensor pipe does per cycle */
+    /* flop per clock per SM at the clock the run held (clock64 cycles / %globaltimer ns over
+     * every block), next to the driver's maximum: what the tensor pipe does per cycle. The
+     * operands here are -1, 0, 1, which draw less power than random data: a GEMM may run at a
+     * lower clock than this, and this ceiling is then an upper bound for it. */
+    const double mhz = best_mhz > 0 ? best_mhz : dev->clock_mhz;
     fprintf(info,
-            "  ceiling %.1f TFLOP/s (%d chains, %d warps/SM) = %.0f flop/clock/SM at %d MHz\n",
-            best, *best_chains, *best_warps,
-            best * 1e12 / ((double)dev->sms * dev->clock_mhz * 1e6), dev->clock_mhz);
+            "  ceiling %.1f TFLOP/s (%d chains, %d warps/SM) = %.0f flop/clock/SM at %.0f MHz "
+            "(measured during the run; the driver's maximum is %d MHz)\n",
+            best, *best_chains, *best_warps, best * 1e12 / ((double)dev->sms * mhz * 1e6), mhz,
+            dev->clock_mhz);
     return best;
 }
 

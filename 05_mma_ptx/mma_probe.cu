@@ -216,9 +216,17 @@ extern "C" void probe_tile_launch(int mode, int bf16, const uint16_t *a, const u
  * every chain's final value reaches memory (summed per lane), so the host can check that each of
  * the iters * CHAINS mmas happened: the result must equal c0 sums + CHAINS * iters * (A B)
  * exactly (small integers). */
+/* %globaltimer: a nanosecond clock shared by the whole GPU (clock64 counts this SM's cycles) */
+static __device__ __forceinline__ unsigned long long globaltimer_ns()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
 template <class T, int CHAINS>
 __global__ void __launch_bounds__(32 * MMA_PEAK_WARPS)
-    mma_peak(const uint32_t *frag, const float *c0, int iters, float *out)
+    mma_peak(const uint32_t *frag, const float *c0, int iters, float *out, long long *clk)
 {
     const int lane = threadIdx.x % 32;
     const uint32_t a[4] = {frag[lane * 6], frag[lane * 6 + 1], frag[lane * 6 + 2],
@@ -229,10 +237,16 @@ __global__ void __launch_bounds__(32 * MMA_PEAK_WARPS)
     for (int c = 0; c < CHAINS; c++)
 #pragma unroll
         for (int i = 0; i < 4; i++) acc[c][i] = c0[lane * 4 + i] + (float)c;
+    const long long cycles0 = clock64();
+    const unsigned long long ns0 = globaltimer_ns();
 #pragma unroll 4
     for (int it = 0; it < iters; it++)
 #pragma unroll
         for (int c = 0; c < CHAINS; c++) mma_f32<T>::run(acc[c], a, b);
+    if (clk && threadIdx.x == 0) {
+        clk[2 * blockIdx.x] = clock64() - cycles0;
+        clk[2 * blockIdx.x + 1] = (long long)(globaltimer_ns() - ns0);
+    }
     const size_t warp = (size_t)blockIdx.x * MMA_PEAK_WARPS + threadIdx.x / 32;
 #pragma unroll
     for (int i = 0; i < 4; i++) {
@@ -250,24 +264,24 @@ extern "C" int mma_peak_chains_supported(int chains)
 
 template <class T>
 static void launch_peak(int chains, int blocks, int iters, const uint32_t *frag, const float *c0,
-                        float *out, cudaStream_t stream)
+                        float *out, long long *clk, cudaStream_t stream)
 {
     const dim3 grid(blocks), block(32 * MMA_PEAK_WARPS);
     switch (chains) {
-    case 1: mma_peak<T, 1><<<grid, block, 0, stream>>>(frag, c0, iters, out); break;
-    case 2: mma_peak<T, 2><<<grid, block, 0, stream>>>(frag, c0, iters, out); break;
-    case 4: mma_peak<T, 4><<<grid, block, 0, stream>>>(frag, c0, iters, out); break;
-    default: mma_peak<T, 8><<<grid, block, 0, stream>>>(frag, c0, iters, out); break;
+    case 1: mma_peak<T, 1><<<grid, block, 0, stream>>>(frag, c0, iters, out, clk); break;
+    case 2: mma_peak<T, 2><<<grid, block, 0, stream>>>(frag, c0, iters, out, clk); break;
+    case 4: mma_peak<T, 4><<<grid, block, 0, stream>>>(frag, c0, iters, out, clk); break;
+    default: mma_peak<T, 8><<<grid, block, 0, stream>>>(frag, c0, iters, out, clk); break;
     }
 }
 
 extern "C" void mma_peak_launch(int bf16, int chains, int blocks, int iters, const uint32_t *frag,
-                                const float *c0, float *out, cudaStream_t stream)
+                                const float *c0, float *out, long long *clk, cudaStream_t stream)
 {
     if (bf16)
-        launch_peak<__nv_bfloat16>(chains, blocks, iters, frag, c0, out, stream);
+        launch_peak<__nv_bfloat16>(chains, blocks, iters, frag, c0, out, clk, stream);
     else
-        launch_peak<__half>(chains, blocks, iters, frag, c0, out, stream);
+        launch_peak<__half>(chains, blocks, iters, frag, c0, out, clk, stream);
 }
 
 /* ---- random inputs for the cuBLAS figure ----------------------------------------------------- */

@@ -57,8 +57,11 @@ void probe_tile_launch(int mode, int bf16, const uint16_t *a, const uint16_t *b,
  * index. */
 enum { MMA_PEAK_WARPS = 4 };
 int mma_peak_chains_supported(int chains);
+/* clk (may be NULL): per block, the SM cycles (clock64) and nanoseconds (%globaltimer) between
+ * thread 0's start and end of the mma loop: clk[2 b] and clk[2 b + 1]. Their ratio is the SM
+ * clock the run actually held. */
 void mma_peak_launch(int bf16, int chains, int blocks, int iters, const uint32_t *frag,
-                     const float *c0, float *out, cudaStream_t stream);
+                     const float *c0, float *out, long long *clk, cudaStream_t stream);
 
 /* n pseudo-random values uniform in [-1, 1), rounded to f16 (bf16 = 0) or bf16, from a hash of
  * (seed, index): inputs for the cuBLAS figure without a host round trip. */
