@@ -31,10 +31,18 @@
 
 #include <stdint.h>
 
+/* The toolkit must know the instructions too: FP8 mma.sync with an f32 accumulator needs PTX ISA
+ * 8.4 (CUDA 12.4), with an f16 accumulator 8.7 (CUDA 12.8). NUMERICS_TOOLKIT_FP8_* are visible to
+ * the host pass as well, so the program can say why a row is missing. */
+#define NUMERICS_CUDA_VERSION    (__CUDACC_VER_MAJOR__ * 100 + __CUDACC_VER_MINOR__)
+#define NUMERICS_TOOLKIT_FP8_F32 (NUMERICS_CUDA_VERSION >= 1204)
+#define NUMERICS_TOOLKIT_FP8_F16 (NUMERICS_CUDA_VERSION >= 1208)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
-#define NUMERICS_HAVE_FP8_MMA 1
+#define NUMERICS_HAVE_FP8_MMA     NUMERICS_TOOLKIT_FP8_F32
+#define NUMERICS_HAVE_FP8_F16_MMA NUMERICS_TOOLKIT_FP8_F16
 #else
-#define NUMERICS_HAVE_FP8_MMA 0
+#define NUMERICS_HAVE_FP8_MMA     0
+#define NUMERICS_HAVE_FP8_F16_MMA 0
 #endif
 
 // clang-format off
@@ -85,7 +93,7 @@ static __device__ __forceinline__ void mma_m16n8k32_e5m2f32(float (&d)[4], const
 static __device__ __forceinline__ void mma_m16n8k32_e4m3f16(uint32_t (&d)[2], const uint32_t (&a)[4],
                                                             const uint32_t (&b)[2])
 {
-#if NUMERICS_HAVE_FP8_MMA
+#if NUMERICS_HAVE_FP8_F16_MMA
     asm volatile("mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16 "
                  "{%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};\n"
                  : "+r"(d[0]), "+r"(d[1])
@@ -98,7 +106,7 @@ static __device__ __forceinline__ void mma_m16n8k32_e4m3f16(uint32_t (&d)[2], co
 static __device__ __forceinline__ void mma_m16n8k32_e5m2f16(uint32_t (&d)[2], const uint32_t (&a)[4],
                                                             const uint32_t (&b)[2])
 {
-#if NUMERICS_HAVE_FP8_MMA
+#if NUMERICS_HAVE_FP8_F16_MMA
     asm volatile("mma.sync.aligned.m16n8k32.row.col.f16.e5m2.e5m2.f16 "
                  "{%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};\n"
                  : "+r"(d[0]), "+r"(d[1])

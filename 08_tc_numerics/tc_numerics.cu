@@ -25,7 +25,9 @@
  *   (tc_probe.c: ones, unit vectors that meet only in the right slot, c passing through) catches
  *   it before any feature is measured.
  *
- * Minimum: sm_80 (sm_89 for the FP8 kinds). CUDA 12.x or 13.x. Build and run: see main.c.
+ * Minimum: sm_80 (sm_89 for the FP8 kinds). CUDA 12.x or 13.x; the FP8 kinds need CUDA 12.4,
+ * with an f16 accumulator 12.8 (older toolkits build the rest and skip them). Build and run: see
+ * main.c.
  * TODO (part 2): the same probes through Hopper's wgmma (sm_90a), whose k = 16 (f16/bf16),
  * 8 (tf32) and 32 (FP8) per instruction may add blocks differently from mma.sync. */
 #include "tc_numerics.h"
@@ -129,9 +131,20 @@ extern "C" int numerics_kind_runnable(int kind, char *why, size_t why_size)
     }
     if (kind >= NK_E4M3F32 && attr.binaryVersion < 89) {
         snprintf(why, why_size,
-                 "FP8 mma.sync needs sm_89 code; this binary runs sm_%d code here (build with "
-                 "SM=89 or SM=90)",
+                 "FP8 mma.sync needs sm_89 code; this binary runs sm_%d code here (add this "
+                 "GPU's compute capability to SM)",
                  attr.binaryVersion);
+        return 0;
+    }
+    if ((kind == NK_E4M3F32 || kind == NK_E5M2F32) && !NUMERICS_TOOLKIT_FP8_F32) {
+        snprintf(why, why_size, "built with CUDA %d.%d; FP8 mma.sync needs CUDA 12.4",
+                 __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
+        return 0;
+    }
+    if ((kind == NK_E4M3F16 || kind == NK_E5M2F16) && !NUMERICS_TOOLKIT_FP8_F16) {
+        snprintf(why, why_size,
+                 "built with CUDA %d.%d; FP8 mma.sync with an f16 accumulator needs CUDA 12.8",
+                 __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
         return 0;
     }
     return 1;
