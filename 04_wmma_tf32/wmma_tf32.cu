@@ -111,6 +111,41 @@ template <class Frag> __device__ __forceinline__ void round_to_tf32(Frag &f)
     for (int i = 0; i < f.num_elements; i++) f.x[i] = wmma::__float_to_tf32(f.x[i]);
 }
 
+/* Fragment loads from shared memory. For f16 fragments (chapter 03) nvcc proves that the pointer
+ * given to load_matrix_sync points into shared memory and emits `wmma.load ... .shared.f16`; for
+ * TF32 fragments it does not (CUDA 13.0): the PTX says `wmma.load.a.sync.aligned.row.m16n16k8.tf32`
+ * with no state space, and ptxas turns every element into a generic LD.E with a 64-bit address of
+ * its own (seen in v4's SASS on sm_90: 64 LD.E and 64 IMAD.WIDE per k-tile, no LDS). These two
+ * functions issue the same PTX instruction with `.shared` written out and a 32-bit shared address.
+ * Destination register i of wmma.load is fragment element x[i] (what load_matrix_sync does), and
+ * --test checks the result of every variant that uses them. "memory": the load must not move
+ * across the barriers and cp.async waits that make the tile valid. */
+__device__ __forceinline__ void load_a_shared(a_fragment &f, const float *p, unsigned ldm)
+{
+    static_assert(a_fragment::num_elements == 4, "wmma.load.a m16n16k8 tf32 writes 4 registers");
+    const unsigned addr = (unsigned)__cvta_generic_to_shared(p);
+    unsigned r0, r1, r2, r3;
+    asm volatile("wmma.load.a.sync.aligned.row.m16n16k8.shared.tf32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+                 : "r"(addr), "r"(ldm)
+                 : "memory");
+    f.x[0] = __uint_as_float(r0), f.x[1] = __uint_as_float(r1);
+    f.x[2] = __uint_as_float(r2), f.x[3] = __uint_as_float(r3);
+}
+
+__device__ __forceinline__ void load_b_shared(b_fragment &f, const float *p, unsigned ldm)
+{
+    static_assert(b_fragment::num_elements == 4, "wmma.load.b m16n16k8 tf32 writes 4 registers");
+    const unsigned addr = (unsigned)__cvta_generic_to_shared(p);
+    unsigned r0, r1, r2, r3;
+    asm volatile("wmma.load.b.sync.aligned.row.m16n16k8.shared.tf32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+                 : "r"(addr), "r"(ldm)
+                 : "memory");
+    f.x[0] = __uint_as_float(r0), f.x[1] = __uint_as_float(r1);
+    f.x[2] = __uint_as_float(r2), f.x[3] = __uint_as_float(r3);
+}
+
 /* The 3xTF32 split, in place: big holds x on entry and tf32(x) on return, small gets
  * tf32(x - big). x - big is exact in f32 (the two are within a factor of 2 of each other). */
 template <class Frag> __device__ __forceinline__ void split_tf32(Frag &big, Frag &small)
@@ -247,12 +282,10 @@ __device__ __forceinline__ void load_fragments(a_fragment (&a)[T::FRAG_M],
 {
 #pragma unroll
     for (int i = 0; i < T::FRAG_M; i++)
-        wmma::load_matrix_sync(a[i], sA + (warp_m * T::WARP_M + i * WMMA_M) * T::A_ROW + kk,
-                               T::A_ROW);
+        load_a_shared(a[i], sA + (warp_m * T::WARP_M + i * WMMA_M) * T::A_ROW + kk, T::A_ROW);
 #pragma unroll
     for (int j = 0; j < T::FRAG_N; j++)
-        wmma::load_matrix_sync(b[j], sB + kk * T::B_ROW + warp_n * T::WARP_N + j * WMMA_N,
-                               T::B_ROW);
+        load_b_shared(b[j], sB + kk * T::B_ROW + warp_n * T::WARP_N + j * WMMA_N, T::B_ROW);
 }
 
 /* ... and rounded to TF32: the operands of v2..v4 */
