@@ -4,8 +4,10 @@
  *   Before the tensor cores, a fast SGEMM was the art of keeping the FP32 FMA units busy: every
  *   operand a thread needs must already sit in a register when the FMA issues, because an FMA
  *   can use only registers. This kernel is the classic answer (register blocking on the CUDA
- *   cores). Its speed, next to cuBLAS's FP32 path, is the ceiling that the tensor cores of
- *   wmma_tf32.cu break through: the same f32 data, 4 to 8 times the rate.
+ *   cores). Its speed, next to cuBLAS's FP32 path, is what the tensor cores of wmma_tf32.cu
+ *   must beat. On an H200 (commit 41ed594, 8192^3) cuBLAS TF32 runs at 8.1x cuBLAS FP32
+ *   (411.9 against 51.1 TFLOP/s); this chapter's best WMMA rung at 2.3x this kernel (88.7
+ *   against 37.9).
  *
  * Problem and layout
  *   C = alpha * A * B + beta * C, A M x K row-major (lda), B K x N row-major (ldb), C M x N
@@ -41,6 +43,8 @@
  *                per k-tile suffices and the load latency hides behind 512 FMAs per thread.
  *                Blocks walk C in groups of 8 block-rows, so that the blocks resident at one
  *                time share their tiles of A and B in L2.
+ *                Measured on an H200 (commit 41ed594): 37.2 TFLOP/s at 4096^3 and 37.9 at
+ *                8192^3, 73% and 74% of cuBLAS FP32 in the same run.
  */
 #include "sgemm.h"
 
