@@ -8,9 +8,10 @@
  *              v5 (3xTF32: tensor cores, f32 accuracy), all checked against the FP64 product of
  *              the f32 inputs;
  *   TF32 GEMM  f32 data multiplied as TF32: cuBLAS COMPUTE_32F_FAST_TF32 (which rounds inside
- *              the library: precision row f32_tf32) and v1..v4, which the driver hands inputs
- *              already rounded to TF32 (row tf32), so their reference is built from exactly the
- *              values the tensor cores multiply.
+ *              the library: precision row f32_tf32) and v1..v4 (row tf32): the driver uploads
+ *              the raw f32 data, the kernels round it with cvt.rna.tf32.f32, and the reference
+ *              is built from the same data rounded the same way on the host, so it multiplies
+ *              exactly the values the tensor cores multiply (and tests the kernels' rounding).
  * The default run prints, for every row, the error against the reference (rel_err) and against
  * the FP64 product of the f32 data (vs_f32data): the accuracy table of the README, once with
  * uniform inputs and once with --inputs wide.
