@@ -167,6 +167,31 @@ template <class Frag> __device__ __forceinline__ void split_tf32(Frag &big, Frag
     }
 }
 
+/* Rounds, in place, the 16-byte chunks of a ROWS x COLS shared tile (row stride SROW) that this
+ * thread copied: load_tile_sync and load_tile_async (common/gemm_tiles.cuh) give chunk
+ * threadIdx.x + i * THREADS to this thread, in both their vector and their per-element paths, so
+ * once this thread's cp.async groups have landed (cp_async_wait_group), its own chunks are
+ * complete and visible to it without a barrier; the barrier that follows publishes the rounded
+ * tile. Every element is rounded once per block instead of once per warp that loads it into a
+ * fragment (4 warps read each element of an A tile in v3 and v4, 2 each element of a B tile), and
+ * the fragment loads that follow need no conversion. */
+template <int ROWS, int COLS, int THREADS, int SROW>
+__device__ __forceinline__ void round_own_chunks_tf32(float *s)
+{
+    constexpr int CHUNKS = ROWS * COLS / VEC4;
+    static_assert(COLS % VEC4 == 0 && SROW % VEC4 == 0, "whole 16-byte chunks, 16-byte aligned");
+#pragma unroll
+    for (int i = 0; i < (CHUNKS + THREADS - 1) / THREADS; i++) {
+        const int chunk = threadIdx.x + i * THREADS;
+        if (CHUNKS % THREADS != 0 && chunk >= CHUNKS) break;
+        float4 *p = (float4 *)(s + chunk / (COLS / VEC4) * SROW + chunk % (COLS / VEC4) * VEC4);
+        float4 v = *p;
+        v.x = wmma::__float_to_tf32(v.x), v.y = wmma::__float_to_tf32(v.y);
+        v.z = wmma::__float_to_tf32(v.z), v.w = wmma::__float_to_tf32(v.w);
+        *p = v;
+    }
+}
+
 /* ================================================================================================
  * v1: one warp per 16x16 output tile, fragments straight from global memory
  * ============================================================================================== */
@@ -296,17 +321,12 @@ __device__ __forceinline__ void load_fragments(a_fragment (&a)[T::FRAG_M],
         load_b_shared(b[j], sB + kk * T::B_ROW + warp_n * T::WARP_N + j * WMMA_N, T::B_ROW);
 }
 
-/* ... and rounded to TF32: the operands of v2..v4 */
-template <class T>
-__device__ __forceinline__ void load_fragments_tf32(a_fragment (&a)[T::FRAG_M],
-                                                    b_fragment (&b)[T::FRAG_N], const float *sA,
-                                                    const float *sB, int warp_m, int warp_n, int kk)
+/* One stage of the ring (an A tile and a B tile), this thread's chunks rounded to TF32: v2..v4
+ * round their operands once, in shared memory, before the barrier that publishes them. */
+template <class T> __device__ __forceinline__ void round_stage(float *sA, float *sB)
 {
-    load_fragments<T>(a, b, sA, sB, warp_m, warp_n, kk);
-#pragma unroll
-    for (int i = 0; i < T::FRAG_M; i++) round_to_tf32(a[i]);
-#pragma unroll
-    for (int j = 0; j < T::FRAG_N; j++) round_to_tf32(b[j]);
+    round_own_chunks_tf32<T::BLOCK_M, T::BLOCK_K, T::THREADS, T::A_ROW>(sA);
+    round_own_chunks_tf32<T::BLOCK_K, T::BLOCK_N, T::THREADS, T::B_ROW>(sB);
 }
 
 /* FRAG_M x FRAG_N mma_syncs: every A fragment meets every B fragment */
@@ -331,7 +351,7 @@ __device__ __forceinline__ void warp_tile_mma(acc_fragment (&acc)[T::FRAG_M][T::
     b_fragment b[T::FRAG_N];
 #pragma unroll
     for (int kk = 0; kk < T::BLOCK_K; kk += WMMA_K) {
-        load_fragments_tf32<T>(a, b, sA, sB, warp_m, warp_n, kk);
+        load_fragments<T>(a, b, sA, sB, warp_m, warp_n, kk); /* TF32 already (rounded in smem) */
         warp_tile_mma_step<T>(acc, a, b);
     }
 }
@@ -458,7 +478,8 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
                                                                             M, K, vec.a);
         load_tile_sync<float, T::BLOCK_K, T::BLOCK_N, T::THREADS, T::B_ROW>(sB, B, ldb, k0, block_n,
                                                                             K, N, vec.b);
-        __syncthreads(); /* the tiles are complete */
+        round_stage<T>(sA, sB);
+        __syncthreads(); /* the tiles are complete (and TF32) */
         warp_tile_mma<T>(acc, sA, sB, warp_m, warp_n);
         __syncthreads(); /* every warp is done with the tiles before they are overwritten */
     }
@@ -509,6 +530,8 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
          * makes every thread's copies visible, and tells everyone that all warps are done with
          * k-tile t-1, whose stage is refilled next. */
         cp_async_wait_group<T::STAGES - 2>();
+        if constexpr (!THREE_TF32) /* 3xTF32 splits the f32 values itself */
+            round_stage<T>(sA + t % T::STAGES * T::A_STAGE, sB + t % T::STAGES * T::B_STAGE);
         __syncthreads();
         if (t + T::STAGES - 1 < k_tiles) load_stage(t + T::STAGES - 1);
         cp_async_commit_group();
@@ -568,8 +591,9 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
         cp_async_commit_group();
     }
     cp_async_wait_group<T::STAGES - 2>();
+    round_stage<T>(sA, sB);
     __syncthreads();
-    load_fragments_tf32<T>(a[0], b[0], sA, sB, warp_m, warp_n, 0);
+    load_fragments<T>(a[0], b[0], sA, sB, warp_m, warp_n, 0);
 
     for (int t = 0; t < k_tiles; t++) {
         const int s = t % T::STAGES;
@@ -579,17 +603,17 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
             if (ks == T::KSTEPS - 1) {
                 /* groups committed: STAGES-1 + t; k-tile t+1 is group t+1 */
                 cp_async_wait_group<T::STAGES - 3>();
+                const int s1 = (t + 1) % T::STAGES;
+                if (t + 1 < k_tiles) round_stage<T>(sA + s1 * T::A_STAGE, sB + s1 * T::B_STAGE);
                 __syncthreads();
                 if (t + T::STAGES - 1 < k_tiles) load_stage(t + T::STAGES - 1);
                 cp_async_commit_group();
-                if (t + 1 < k_tiles) {
-                    const int s1 = (t + 1) % T::STAGES;
-                    load_fragments_tf32<T>(a[nxt], b[nxt], sA + s1 * T::A_STAGE,
-                                           sB + s1 * T::B_STAGE, warp_m, warp_n, 0);
-                }
+                if (t + 1 < k_tiles)
+                    load_fragments<T>(a[nxt], b[nxt], sA + s1 * T::A_STAGE, sB + s1 * T::B_STAGE,
+                                      warp_m, warp_n, 0);
             } else {
-                load_fragments_tf32<T>(a[nxt], b[nxt], sA + s * T::A_STAGE, sB + s * T::B_STAGE,
-                                       warp_m, warp_n, (ks + 1) * WMMA_K);
+                load_fragments<T>(a[nxt], b[nxt], sA + s * T::A_STAGE, sB + s * T::B_STAGE,
+                                  warp_m, warp_n, (ks + 1) * WMMA_K);
             }
             warp_tile_mma_step<T>(acc, a[cur], b[cur]);
         }
