@@ -12,6 +12,8 @@
  *     sets leaves zero mismatches in the random search;
  *   - negative controls: a box with a broken fragment layout fails the sanity probe, a box that
  *     rounds products to f16 is reported as outside the model.
+ *   - the sm_90 FP8 emulation (blocks in runs of 2, c added after them) gives hand-derived
+ *     values, and equals the SASS sequence built from the fitted f16 datapath;
  * Notation in the comments: q = 2^(emax - F), the quantum of a block's alignment. */
 #include "unit.h"
 
@@ -550,5 +552,167 @@ int unit_tc_model_params_check(void)
     set_a(&p);
     tc_model_params_format(&p, buf, sizeof buf);
     UNIT_CHECK(strstr(buf, "block 8 F 26") != NULL, "format: %s", buf);
+    /* interleave: a divisor of the block below it, two blocks or more; c_after: two blocks */
+    set_a(&p);
+    p.interleave = 2;
+    UNIT_CHECK(tc_model_params_check(&p) == 0, "blocks of 8 in runs of 2");
+    p.interleave = 3;
+    UNIT_CHECK(tc_model_params_check(&p) != 0, "runs of 3 in blocks of 8");
+    p.interleave = 8;
+    UNIT_CHECK(tc_model_params_check(&p) != 0, "runs of a whole block: that is contiguous");
+    p.interleave = 2, p.block = 16;
+    UNIT_CHECK(tc_model_params_check(&p) != 0, "interleave with one block");
+    p.interleave = 0, p.c_after = 1;
+    UNIT_CHECK(tc_model_params_check(&p) != 0, "c after one block: that is TC_CHAIN_ADD");
+    p.block = 8, p.c_round = TC_ROUND_COUNT;
+    UNIT_CHECK(tc_model_params_check(&p) != 0, "c_round out of range");
+    p.c_round = TC_RNE, p.interleave = 4;
+    UNIT_CHECK(tc_model_params_check(&p) == 0, "c after blocks of 8 in runs of 4");
+    tc_model_params_format(&p, buf, sizeof buf);
+    UNIT_CHECK(strstr(buf, "block 8 interleave 4 F 26") && strstr(buf, "out=RZ c=after(RNE) sub"),
+               "format: %s", buf);
+    tc_model_params q = p;
+    q.c_round = TC_RZ;
+    UNIT_CHECK(!tc_model_params_equal(&p, &q), "c_round counts with c_after");
+    p.c_after = q.c_after = 0;
+    UNIT_CHECK(tc_model_params_equal(&p, &q), "c_round does not count without c_after");
+    return 0;
+}
+
+/* ---- FP8 mma.sync on sm_90: ptxas's emulation ------------------------------------------------
+ * The SASS of FP8 mma.sync.m16n8k32 on sm_90 (chapter 08's README): F2FP converts the operands to
+ * f16; HMMA.16816 #1 adds the products of k = 0, 1 (mod 4) starting from zero, HMMA.16816 #2 those
+ * of k = 2, 3 (mod 4) onto #1's result; FADD (f32) or HADD2 (f16) adds c. In the model: blocks of
+ * 16 in runs of 2 (interleave 2), the f16 datapath the GPU showed for f16 inputs (F 25, exponent
+ * sum, truncation, fused; RZ to f32, or RNE to f16), c after the blocks, rounded to nearest even.
+ */
+static void set_fp8_emulation(tc_model_params *p, tc_fmt in, tc_fmt out)
+{
+    tc_model_params_default(p, in, out, 32);
+    p->block = 16;
+    p->interleave = 2;
+    p->frac_bits = 25;
+    p->c_after = 1;
+    p->c_round = TC_RNE;
+    if (out == TC_FMT_F16) { /* HMMA.16816.F16 writes f16 registers, rounded to nearest */
+        p->chain_fmt = TC_FMT_F16;
+        p->chain_round = p->out_round = TC_RNE;
+    }
+}
+
+static const tc_fmt fp8_in[4] = {TC_FMT_E4M3, TC_FMT_E5M2, TC_FMT_E4M3, TC_FMT_E5M2};
+static const tc_fmt fp8_out[4] = {TC_FMT_F32, TC_FMT_F32, TC_FMT_F16, TC_FMT_F16};
+
+int unit_tc_model_hand_fp8_emulation(void)
+{
+    tc_model_params p;
+    set_fp8_emulation(&p, TC_FMT_E4M3, TC_FMT_F32);
+    const tc_fmt E4 = TC_FMT_E4M3;
+    uint32_t a[32], b[32];
+    int bad = 0;
+
+    /* the map from k to block: (k / 2) mod 2 */
+    for (int i = 0; i < 32; i++)
+        UNIT_CHECK(tc_model_block_of(&p, i) == (i % 4 >= 2), "k = %d in block %d", i,
+                   tc_model_block_of(&p, i));
+    tc_model_params contiguous = p;
+    contiguous.interleave = 0;
+    for (int i = 0; i < 32; i++)
+        UNIT_CHECK(tc_model_block_of(&contiguous, i) == i / 16, "contiguous k = %d", i);
+
+    /* G1: 2^16 - 2^16 at k = 0, 1 (2^8 * 2^8) and 2^-10 at k = 4: block 0, emax = 16, q = 2^-9,
+     * 2^-10 = q/2 is cut: d = +0. The same 2^-10 at k = 2 is in block 1, alone (block 0 is an
+     * exact 0): d = 2^-10 = 0x3A800000. Contiguous blocks would cut it at k = 2, keep it at 16. */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(E4, a, b, 0, 0, 1, 8, 8), put(E4, a, b, 1, 1, 1, 8, 8), put(E4, a, b, 4, 0, 1, -5, -5);
+    bad += check_dot(&p, a, b, 32, 0, 0x00000000u, "G1 k = 4 shares block 0 with k = 0, 1");
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(E4, a, b, 0, 0, 1, 8, 8), put(E4, a, b, 1, 1, 1, 8, 8), put(E4, a, b, 2, 0, 1, -5, -5);
+    bad += check_dot(&p, a, b, 32, 0, 0x3A800000u, "G1 k = 2 is in block 1");
+    bad += check_dot(&contiguous, a, b, 32, 0, 0x00000000u, "G1 contiguous: k = 2 in block 0");
+
+    /* G2: c = 2^16, -2^16 at k = 0, 2^-9 at k = 31. Block 0 = -2^16 (from zero: c is not in it);
+     * block 1 aligns {-2^16, 2^-9} to emax = 16, q = 2^-9 keeps it: -(2^16 - 2^-9), truncated
+     * to f32 (ulp 2^-8 below 2^16): -(2^16 - 2^-8). Then c: 2^16 - 2^16 + 2^-8 = 2^-8 =
+     * 0x3B800000. With c inside block 0 (c_after = 0): 2^16 - 2^16 = 0, then 2^-9 alone:
+     * 0x3B000000. */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(E4, a, b, 0, 1, 1, 8, 8), put(E4, a, b, 31, 0, 1, -6, -3);
+    bad += check_dot(&p, a, b, 32, 0x47800000u, 0x3B800000u, "G2 c after the blocks");
+    tc_model_params c_in = p;
+    c_in.c_after = 0;
+    bad += check_dot(&c_in, a, b, 32, 0x47800000u, 0x3B000000u, "G2 c in block 0");
+
+    /* G3: c = 64 (1 + 2^-23) = 0x42800001 and 2^-18 = 2^-9 * 2^-9 (two subnormals): the blocks
+     * give 2^-18 exactly, and c + 2^-18 = 64 (1 + 1.5 ulp), a tie: RNE (FADD) gives 64 (1 + 2^-22)
+     * = 0x42800002. c inside the truncating block would give 0x42800001. */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    a[7] = b[7] = 0x01u; /* 2^-9, e4m3's smallest subnormal */
+    bad += check_dot(&p, a, b, 32, 0x42800001u, 0x42800002u, "G3 c added to nearest even");
+    bad += check_dot(&c_in, a, b, 32, 0x42800001u, 0x42800001u, "G3 c in a truncating block");
+
+    /* G4 (f16 out): 1 + 2^-12 + 2^-13 in block 0 (k = 0, 1, 4) is rounded to f16 before block 1
+     * sees it: 0.75 * 2^-11 is below half an f16 ulp (2^-11): 1.0. Block 1 adds 2^-12 (k = 2):
+     * 1 + 2^-12 rounds to 1.0 again: d = 0x3C00. Kept in f32 between the blocks, the sum would be
+     * 1 + 2^-11 + 2^-13, above the tie: 1 + 2^-10 = 0x3C01. */
+    set_fp8_emulation(&p, TC_FMT_E4M3, TC_FMT_F16);
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(E4, a, b, 0, 0, 1, 0, 0), put(E4, a, b, 1, 0, 1, -6, -6), put(E4, a, b, 4, 0, 1, -7, -6);
+    put(E4, a, b, 2, 0, 1, -6, -6);
+    bad += check_dot(&p, a, b, 32, 0, 0x3C00u, "G4 block 0 rounded to f16");
+    tc_model_params f32_between = p;
+    f32_between.chain_fmt = TC_FMT_F32;
+    bad += check_dot(&f32_between, a, b, 32, 0, 0x3C01u, "G4 block 0 kept in f32");
+
+    /* G5 (f16 out): c = 1 + 2^-10 (0x3C01) plus 2^-11 from the blocks: 1 + 1.5 ulp, a tie: HADD2
+     * rounds to even, 1 + 2^-9 = 0x3C02. */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(E4, a, b, 9, 0, 1, -6, -5);
+    bad += check_dot(&p, a, b, 32, 0x3C01u, 0x3C02u, "G5 c added in f16 to nearest even");
+    return bad;
+}
+
+/* The emulation parameters against the SASS sequence itself, composed from the f16 datapath
+ * the GPU showed for f16 inputs (k16 block 16 F 25, fused; RZ to f32, or RNE to f16): the FP8
+ * values as f16 (exact), one f16 instruction from zero on k = 0, 1 (mod 4), one on k = 2, 3 (mod
+ * 4) from the first one's result, then the host's f32 addition (FADD: to nearest even, C11) or an
+ * f16 one (HADD2: convert.c's f16 fma with a factor 1, rounded once). */
+int unit_tc_model_fp8_emulation_matches_sass_sequence(void)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, 90);
+    for (int v = 0; v < 4; v++) {
+        const tc_fmt in = fp8_in[v], out = fp8_out[v];
+        tc_model_params emu, hmma;
+        set_fp8_emulation(&emu, in, out);
+        tc_model_params_default(&hmma, TC_FMT_F16, out, 16);
+        hmma.frac_bits = 25;
+        if (out == TC_FMT_F16) hmma.chain_round = hmma.out_round = TC_RNE;
+        for (int d = 0; d < TC_DIST_COUNT; d++)
+            for (int it = 0; it < 4000; it++) {
+                uint32_t a[32], b[32], c, h[2][2][16];
+                tc_random_dot(in, out, 32, (tc_dist)d, &rng, a, b, &c);
+                int n[2] = {0, 0};
+                for (int i = 0; i < 32; i++) { /* F2FP: FP8 -> f16, exact */
+                    const int half = i % 4 >= 2;
+                    const float fa = (float)tc_fmt_to_double(in, a[i]);
+                    const float fb = (float)tc_fmt_to_double(in, b[i]);
+                    h[half][0][n[half]] = tc_f32_to_f16(fa);
+                    h[half][1][n[half]++] = tc_f32_to_f16(fb);
+                }
+                const uint32_t r0 = tc_model_dot(&hmma, h[0][0], h[0][1], 16, 0);
+                const uint32_t r1 = tc_model_dot(&hmma, h[1][0], h[1][1], 16, r0);
+                uint32_t want;
+                if (out == TC_FMT_F32)
+                    want = tc_f32_bits(tc_f32_from_bits(c) + tc_f32_from_bits(r1));
+                else
+                    want = tc_f16_fma(0x3C00u, (uint16_t)c, (uint16_t)r1);
+                const uint32_t got = tc_model_dot(&emu, a, b, 32, c);
+                UNIT_CHECK(got == want || (tc_fmt_is_nan(out, got) && tc_fmt_is_nan(out, want)),
+                           "%s->%s %s #%d: model 0x%08x, SASS sequence 0x%08x",
+                           tc_fmt_get(in)->name, tc_fmt_get(out)->name, tc_dist_name((tc_dist)d),
+                           it, got, want);
+            }
+    }
     return 0;
 }
