@@ -16,6 +16,8 @@
  *     values, and equals the SASS sequence built from the fitted f16 datapath;
  *   - the probes recover the four FP8 emulation parameter sets exactly, and fit random members
  *     with the new fields (interleaved blocks, c after the blocks);
+ *   - the fitted emulation reproduces the H200's first mismatching FP8 dot products bit for bit,
+ *     and the zero/non-zero pattern of its block diagnostic.
  * Notation in the comments: q = 2^(emax - F), the quantum of a block's alignment. */
 #include "unit.h"
 
@@ -23,6 +25,7 @@
 #include "tc_probe.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- helpers ------------------------------------------------------------------------------- */
@@ -781,6 +784,198 @@ int unit_tc_probe_sweep_layouts(void)
         UNIT_CHECK(r.ok && tc_search_total(s.fit_bad) == 0,
                    "#%d: %ld mismatches (%s)\n    given %s\n    found %s", it,
                    tc_search_total(s.fit_bad), r.ok ? "probes ok" : r.problem, want, got);
+    }
+    return 0;
+}
+
+/* ---- the H200's answers ----------------------------------------------------------------------
+ * From the first GPU run of 08_tc_numerics (H200, CUDA 13.0, before the model had interleave and
+ * c_after): the first dot product of each FP8 variant on which the GPU disagreed with the fit of
+ * the contiguous, c-inside family, in --test (searches of 2*10^4) and in the default mode (10^6;
+ * the f16 ones were the same dots). The program prints a and b in hex (here the low byte of
+ * each), c in decimal (%.9g: strtof gets the value back), the GPU's and the model's d in hex.
+ * The emulation parameters must give the GPU's d, bit for bit; the old fit must give the old
+ * model's d, which checks that the vectors are read as the program wrote them. */
+static const struct {
+    int v; /* fp8_in / fp8_out index */
+    const char *c, *a, *b;
+    uint32_t gpu, old_model;
+} gpu_mismatches[] = {
+    {0, "-60317.1367",
+     "55 23 c0 1a 46 5b f8 d3 2c ef 6a 33 34 8d 93 2e cc e7 06 fc d6 c3 30 18 f0 6b b5 ed 89 10 76 "
+     "06",
+     "92 7d eb fe 6f 58 62 67 6d a9 75 30 50 92 c0 af 59 3f aa f0 8e 2a 06 22 8d e8 c6 16 98 c6 b3 "
+     "99",
+     0xc6220358u, 0xc622035cu},
+    {1, "50603412",
+     "64 52 be b8 b8 4e b3 21 3d d3 b4 08 e6 89 09 96 8b 56 aa 9d a8 3a 30 76 36 2c ab 70 6a f2 f6 "
+     "c8",
+     "20 3d 3f 0c 25 84 60 47 0d 56 ed 6c e1 d5 41 d0 6b 01 a4 04 8a 15 47 6d c1 44 ad 09 d1 36 8c "
+     "c0",
+     0x4d291237u, 0x4d291238u},
+    {2, "1.59277344",
+     "b6 b3 1d b4 a4 35 33 24 36 b1 2c 35 32 b4 b3 2f 22 36 b3 92 36 aa 29 ac 1f b5 b2 97 b5 af ab "
+     "ae",
+     "b2 92 30 b5 2f b7 34 a8 35 02 ae 28 b1 31 27 b5 b5 b1 31 31 b4 22 a5 37 2f 32 29 aa b2 b6 2a "
+     "ae",
+     0x3020u, 0x301au},
+    {3, "-2.37304688",
+     "3b 39 3b 34 b8 39 3c 2d 39 3c 39 9d 24 a0 3a 39 34 30 bb b8 33 b7 b8 38 36 b7 38 b9 bb 2d ba "
+     "bb",
+     "30 28 b9 b1 ba b7 3c b3 bc b1 b6 37 b6 37 39 32 36 b9 b6 3c ba b8 bb 37 2d 39 a9 3a b7 b4 3c "
+     "32",
+     0xc1d4u, 0xc1d5u},
+    {0, "-2.16323187e-07",
+     "1d 53 1e e5 77 53 f1 2a 9c b9 e7 56 4f 99 6e 9b 08 f9 fb a0 65 b7 2c c1 6f 87 a4 f6 f2 f6 8d "
+     "aa",
+     "0d 8c a3 4d 06 68 dc 37 12 1a e1 80 9e 98 5c 34 5f b9 78 9d 68 de e1 39 cc 6e 10 91 a4 ae c9 "
+     "27",
+     0xc7990d88u, 0xc7990d87u},
+    {1, "2.04550862",
+     "b9 ae b8 39 b8 bc b8 35 bb ba 36 39 b9 3b b8 29 3c b3 3c 35 38 38 35 3b ba 99 3b 34 b3 bb b9 "
+     "b7",
+     "37 39 9d bb bb b7 3a bb b1 ba 38 32 ba 36 ae 39 32 bb bb 31 31 38 b4 3b b1 93 2a bb bc 34 3a "
+     "b9",
+     0x406521a5u, 0x406521a6u},
+};
+
+static void parse_hex32(const char *s, uint32_t *v)
+{
+    char *end = (char *)s;
+    for (int i = 0; i < 32; i++) v[i] = (uint32_t)strtoul(end, &end, 16);
+}
+
+int unit_tc_model_fp8_reproduces_gpu_mismatches(void)
+{
+    for (size_t e = 0; e < sizeof gpu_mismatches / sizeof gpu_mismatches[0]; e++) {
+        const int v = gpu_mismatches[e].v;
+        const tc_fmt in = fp8_in[v], out = fp8_out[v];
+        uint32_t a[32], b[32];
+        parse_hex32(gpu_mismatches[e].a, a);
+        parse_hex32(gpu_mismatches[e].b, b);
+        const float cf = strtof(gpu_mismatches[e].c, NULL); /* %.9g of the value: round-trips */
+        const uint32_t c = out == TC_FMT_F32 ? tc_f32_bits(cf) : tc_f32_to_f16(cf);
+        UNIT_CHECK(tc_fmt_to_double(out, c) == (double)cf, "#%zu: c %s is not a %s", e,
+                   gpu_mismatches[e].c, tc_fmt_get(out)->name);
+        tc_model_params old, emu;
+        tc_model_params_default(&old, in, out, 32); /* what the contiguous family fitted */
+        old.frac_bits = TC_FRAC_EXACT;
+        old.chain = TC_CHAIN_ADD;
+        old.out_round = TC_RNE;
+        set_fp8_emulation(&emu, in, out);
+        const uint32_t d_old = tc_model_dot(&old, a, b, 32, c);
+        const uint32_t d_emu = tc_model_dot(&emu, a, b, 32, c);
+        UNIT_CHECK(d_old == gpu_mismatches[e].old_model, "#%zu: old fit 0x%08x, log 0x%08x", e,
+                   d_old, gpu_mismatches[e].old_model);
+        UNIT_CHECK(d_emu == gpu_mismatches[e].gpu, "#%zu %s->%s: emulation 0x%08x, GPU 0x%08x", e,
+                   tc_fmt_get(in)->name, tc_fmt_get(out)->name, d_emu, gpu_mismatches[e].gpu);
+    }
+    return 0;
+}
+
+/* The diagnostic of the same session: 2^E at k = 0, -2^E at k = 1, 2^(E-s) at k = l, c = 0, for
+ * s = 1 .. 30, against the contiguous block-16 model of the f16 datapath (c inside, the blocks
+ * k = 0..15 and 16..31). Its lines, as printed: per s, the model's d ('k': the small term, '0':
+ * zero) and the GPU's ('=': the model's d, '0': zero, 'x': anything else). Small terms no product
+ * of the format can make (e4m3 below 2^-18) were left at zero; with an f16 result, a small term
+ * above f16's range is "kept" as inf. The emulation must give the GPU's column, and the
+ * contiguous model the model's (which checks this reading of the diagnostic). */
+static const struct {
+    int v, E, l;
+    const char *gpu, *model;
+} diag_rows[] = {
+    {0, 16, 2, "=========================xxxxx", "kkkkkkkkkkkkkkkkkkkkkkkkk00000"},
+    {0, 16, 8, "=========================00000", "kkkkkkkkkkkkkkkkkkkkkkkkk00000"},
+    {0, 16, 15, "=========================xxxxx", "kkkkkkkkkkkkkkkkkkkkkkkkk00000"},
+    {0, 16, 16, "=========================00000", "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"},
+    {0, 16, 31, "==============================", "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"},
+    {0, 0, 2, "==================000000000000", "kkkkkkkkkkkkkkkkkk000000000000"},
+    {0, 0, 8, "==================000000000000", "kkkkkkkkkkkkkkkkkk000000000000"},
+    {0, 0, 15, "==================000000000000", "kkkkkkkkkkkkkkkkkk000000000000"},
+    {0, 0, 16, "==================000000000000", "kkkkkkkkkkkkkkkkkk000000000000"},
+    {0, 0, 31, "==================000000000000", "kkkkkkkkkkkkkkkkkk000000000000"},
+    {1, 30, 2, "=========================xxxxx", "kkkkkkkkkkkkkkkkkkkkkkkkk00000"},
+    {1, 30, 8, "=========================00000", "kkkkkkkkkkkkkkkkkkkkkkkkk00000"},
+    {1, 30, 15, "=========================xxxxx", "kkkkkkkkkkkkkkkkkkkkkkkkk00000"},
+    {1, 30, 16, "=========================00000", "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"},
+    {1, 30, 31, "==============================", "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"},
+    {1, 0, 2, "=========================xxxxx", "kkkkkkkkkkkkkkkkkkkkkkkkk00000"},
+    {1, 0, 8, "=========================00000", "kkkkkkkkkkkkkkkkkkkkkkkkk00000"},
+    {1, 0, 15, "=========================xxxxx", "kkkkkkkkkkkkkkkkkkkkkkkkk00000"},
+    {1, 0, 16, "=========================00000", "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"},
+    {1, 0, 31, "==============================", "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"},
+    {2, 16, 2, "=========================xxxxx", "kkkkkkkkkkkkkkkkkkkkkkkkk00000"},
+    {2, 16, 8, "=========================00000", "kkkkkkkkkkkkkkkkkkkkkkkkk00000"},
+    {2, 16, 15, "=========================xxxxx", "kkkkkkkkkkkkkkkkkkkkkkkkk00000"},
+    {2, 16, 16, "=========================00000", "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"},
+    {2, 16, 31, "==============================", "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"},
+    {2, 0, 2, "==================000000000000", "kkkkkkkkkkkkkkkkkk000000000000"},
+    {2, 0, 8, "==================000000000000", "kkkkkkkkkkkkkkkkkk000000000000"},
+    {2, 0, 15, "==================000000000000", "kkkkkkkkkkkkkkkkkk000000000000"},
+    {2, 0, 16, "==================000000000000", "kkkkkkkkkkkkkkkkkk000000000000"},
+    {2, 0, 31, "==================000000000000", "kkkkkkkkkkkkkkkkkk000000000000"},
+    {3, 30, 2, "=========================xxxxx", "kkkkkkkkkkkkkkkkkkkkkkkkk00000"},
+    {3, 30, 8, "=========================00000", "kkkkkkkkkkkkkkkkkkkkkkkkk00000"},
+    {3, 30, 15, "=========================xxxxx", "kkkkkkkkkkkkkkkkkkkkkkkkk00000"},
+    {3, 30, 16, "=========================00000", "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"},
+    {3, 30, 31, "==============================", "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"},
+    {3, 0, 2, "========================000000", "kkkkkkkkkkkkkkkkkkkkkkkk000000"},
+    {3, 0, 8, "========================000000", "kkkkkkkkkkkkkkkkkkkkkkkk000000"},
+    {3, 0, 15, "========================000000", "kkkkkkkkkkkkkkkkkkkkkkkk000000"},
+    {3, 0, 16, "========================000000", "kkkkkkkkkkkkkkkkkkkkkkkk000000"},
+    {3, 0, 31, "========================000000", "kkkkkkkkkkkkkkkkkkkkkkkk000000"},
+};
+
+/* a[pos] * b[pos] = 2^e, the exponent split as evenly as the format allows (normal factors
+ * first: a subnormal factor's alignment exponent is emin, not its value's); 0 when no product
+ * of f makes 2^e */
+static int put_pow2(tc_fmt f, uint32_t *a, uint32_t *b, int pos, int neg, int e)
+{
+    const tc_fmt_info *fi = tc_fmt_get(f);
+    const int lo = fi->emin - fi->frac_bits;
+    for (int pass = 0; pass < 2; pass++) /* b normal, then b subnormal too */
+        for (int dist = 0; dist <= 2 * (fi->emax - lo); dist++)
+            for (int sgn = 0; sgn < 2; sgn++) {
+                const int eb = e / 2 + (sgn ? -dist : dist);
+                if (eb < (pass ? lo : fi->emin) || eb > fi->emax) continue;
+                if (tc_fmt_encode(f, neg, 1, e - eb, &a[pos]) &&
+                    tc_fmt_encode(f, 0, 1, eb, &b[pos]))
+                    return 1;
+            }
+    a[pos] = b[pos] = 0;
+    return 0;
+}
+
+int unit_tc_model_fp8_predicts_gpu_diagnostic(void)
+{
+    for (size_t row = 0; row < sizeof diag_rows / sizeof diag_rows[0]; row++) {
+        const int v = diag_rows[row].v, E = diag_rows[row].E, l = diag_rows[row].l;
+        const tc_fmt in = fp8_in[v], out = fp8_out[v];
+        tc_model_params emu, contiguous;
+        set_fp8_emulation(&emu, in, out);
+        contiguous = emu;
+        contiguous.interleave = 0;
+        contiguous.c_after = 0;
+        for (int s = 1; s <= 30; s++) {
+            uint32_t a[32] = {0}, b[32] = {0}, small = 0;
+            UNIT_CHECK(put_pow2(in, a, b, 0, 0, E) && put_pow2(in, a, b, 1, 1, E), "2^%d", E);
+            put_pow2(in, a, b, l, 0, E - s);
+            if (!tc_fmt_encode(out, 0, 1, E - s, &small)) /* above f16's range: inf */
+                small = out == TC_FMT_F16 && E - s > 15 ? 0x7C00u : 0xFFFFFFFFu;
+            const uint32_t dm = tc_model_dot(&contiguous, a, b, 32, 0);
+            const uint32_t d = tc_model_dot(&emu, a, b, 32, 0);
+            const int dm_zero = tc_fmt_decode(out, dm).cls == TC_ZERO;
+            const int d_zero = tc_fmt_decode(out, d).cls == TC_ZERO;
+            const char m = diag_rows[row].model[s - 1], g = diag_rows[row].gpu[s - 1];
+            UNIT_CHECK(m == 'k' ? dm == small : dm_zero,
+                       "%s->%s E %d l %d s %d: the contiguous model gives 0x%08x, the log '%c'",
+                       tc_fmt_get(in)->name, tc_fmt_get(out)->name, E, l, s, dm, m);
+            UNIT_CHECK(g == '='   ? d == dm
+                       : g == '0' ? d_zero
+                                  : (!d_zero && d != dm),
+                       "%s->%s E %d l %d s %d: the emulation gives 0x%08x, the GPU '%c'",
+                       tc_fmt_get(in)->name, tc_fmt_get(out)->name, E, l, s, d, g);
+        }
     }
     return 0;
 }
