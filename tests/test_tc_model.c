@@ -540,6 +540,56 @@ int unit_tc_probe_negative_controls(void)
     return 0;
 }
 
+/* tf32 operands with low bits set: whatever the box does with them is reported, never a fit
+ * failure (the model only sees proper tf32 values). Boxes that truncate, round to nearest even
+ * or round to nearest away before the model. */
+typedef struct {
+    tc_model_params p;
+    int mode; /* 0 truncate, 1 RNE, 2 RNA */
+} tf32_ctx;
+
+static uint32_t tf32_operand(uint32_t u, int mode)
+{
+    const float f = tc_f32_from_bits(u);
+    return tc_f32_bits(mode == 0   ? tc_f32_to_tf32_rz(f)
+                       : mode == 1 ? tc_f32_to_tf32_rne(f)
+                                   : tc_f32_to_tf32_rna(f));
+}
+
+static void tf32_box(void *vctx, long n, const uint32_t *a, const uint32_t *b, const uint32_t *c,
+                     uint32_t *d)
+{
+    const tf32_ctx *t = (const tf32_ctx *)vctx;
+    const int k = t->p.k;
+    uint32_t aa[8], bb[8];
+    for (long i = 0; i < n; i++) {
+        for (int j = 0; j < k; j++) {
+            aa[j] = tf32_operand(a[i * k + j], t->mode);
+            bb[j] = tf32_operand(b[i * k + j], t->mode);
+        }
+        d[i] = tc_model_dot(&t->p, aa, bb, k, c[i]);
+    }
+}
+
+int unit_tc_probe_tf32_low_bits_reported(void)
+{
+    for (int mode = 0; mode < 3; mode++) {
+        tf32_ctx t;
+        tc_model_params_default(&t.p, TC_FMT_TF32, TC_FMT_F32, 8);
+        t.p.frac_bits = 25;
+        t.mode = mode;
+        tc_box box;
+        memset(&box, 0, sizeof box);
+        box.in = TC_FMT_TF32, box.out = TC_FMT_F32, box.k = 8, box.ctx = &t, box.fn = tf32_box;
+        tc_probe_report r;
+        tc_probe_run(&box, &r);
+        UNIT_CHECK(r.ok, "mode %d: %s", mode, r.problem);
+        UNIT_CHECK(r.tf32_low == mode, "mode %d reported as %d", mode, r.tf32_low);
+        UNIT_CHECK(tc_model_params_equal(&r.fit, &t.p), "mode %d: the fit changed", mode);
+    }
+    return 0;
+}
+
 int unit_tc_model_params_check(void)
 {
     tc_model_params p;
