@@ -1,3 +1,4 @@
+// clang-format off
 /* 08_tc_numerics/main.c - the host driver of chapter 08: what a tensor core computes, bit for bit.
  *
  * For every instruction variant the GPU has (f16, bf16, tf32, e4m3, e5m2 inputs; f32 or f16
@@ -15,12 +16,14 @@
  *      tolerance the harness allows (common/verify.c).
  *
  * Build and run
- *   make && build/bin/08_tc_numerics                 # every variant: table, search of 10^6,
- * consequences build/bin/08_tc_numerics --variant e4m3f32       # one variant
- *   build/bin/08_tc_numerics --search 10000000       # a longer search
- *   build/bin/08_tc_numerics --test                  # probes, self-check, search of 2*10^4 each
- *   build/bin/08_tc_numerics --bench                 # the search of 10^6 per variant (no CSV rows)
+ *   make && build/bin/08_tc_numerics            # every variant: table, search of 10^6, consequences
+ *   build/bin/08_tc_numerics --variant e4m3f32  # one variant
+ *   build/bin/08_tc_numerics --search 10000000  # a longer search
+ *   build/bin/08_tc_numerics --test             # probes, self-check, search of 2*10^4 each
+ *   build/bin/08_tc_numerics --bench            # the search of 10^6 per variant (no CSV rows)
+ * Exit: 0 every variant that ran fits, 1 one does not, 77 none could run here.
  * Minimum: sm_80 (FP8 variants: sm_89 and a binary built for it). */
+// clang-format on
 #include "tc_numerics.h"
 
 #include "check.h"
@@ -343,7 +346,6 @@ static outcome run_variant(const variant *v, long n_search, uint64_t seed, int v
         snprintf(name, sizeof name, "fitted_%s", v->name);
         tc_model_params_print_c(&r.fit, name, stdout);
     }
-    o.problems = !r.ok || g.unwritten;
     if (r.sane) {
         tc_search_result s;
         tc_search(&box, &r.fit, n_search, seed, tc_cpu_threads(), &s);
@@ -359,6 +361,7 @@ static outcome run_variant(const variant *v, long n_search, uint64_t seed, int v
             show_tolerance(&box, v, seed);
         }
     }
+    o.problems = !r.ok || g.unwritten; /* the search and the consequences ran the GPU too */
     if (g.unwritten) printf("  ERROR: %ld results were never written\n", g.unwritten);
     gpu_box_close(&g);
     return o;
@@ -455,7 +458,7 @@ int main(int argc, char **argv)
     fprintf(info, "%s - %s\n", PROGRAM, spec.summary);
     tc_device_print(&dev, info);
 
-    int passed = 0, failed = 0, skipped = 0, bad = 0;
+    int passed = 0, failed = 0, skipped = 0, bad = 0, ran = 0;
     if (a.mode == TC_MODE_BENCH) { /* nothing to time: the CSV has the header only */
         FILE *csv = a.csv_path ? fopen(a.csv_path, "w") : stdout;
         if (!csv) {
@@ -477,6 +480,7 @@ int main(int argc, char **argv)
             skipped++;
             continue;
         }
+        ran++;
         if (a.mode == TC_MODE_TEST) {
             test_variant(v, a.seed, &passed, &failed);
         } else if (a.mode == TC_MODE_BENCH) {
@@ -492,6 +496,12 @@ int main(int argc, char **argv)
         }
     }
     if (a.mode == TC_MODE_TEST) return tc_test_finish(PROGRAM, passed, failed, skipped);
+    if (!ran) { /* every selected variant was skipped: the run says nothing (exit 77) */
+        fprintf(info,
+                "\nSKIP: %s: no selected variant can run on this GPU (%d skipped, see above)\n",
+                PROGRAM, skipped);
+        return TC_EXIT_SKIP;
+    }
     if (a.mode == TC_MODE_BENCH)
         fprintf(info, "\n(08 times nothing: its --bench is the search; no rows for the ladder)\n");
     if (bad)
