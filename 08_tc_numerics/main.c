@@ -1,3 +1,4 @@
+// clang-format off
 /* 08_tc_numerics/main.c - the host driver of chapter 08: what a tensor core computes, bit for bit.
  *
  * For every instruction variant the GPU has (f16, bf16, tf32, e4m3, e5m2 inputs; f32 or f16
@@ -14,13 +15,19 @@
  *      goes down when its accumulator goes up, and the largest error over K against the
  *      tolerance the harness allows (common/verify.c).
  *
+ * On sm_90 the FP8 rows do not measure an FP8 tensor core: in the SASS of a CUDA 13.0 build,
+ * ptxas emulates FP8 mma.sync with f16 instructions (F2FP, two HMMA.16816, then FADD or HADD2 for
+ * c; see README.md). The program says so next to those rows.
+ *
  * Build and run
- *   make && build/bin/08_tc_numerics                 # every variant: table, search of 10^6,
- * consequences build/bin/08_tc_numerics --variant e4m3f32       # one variant
- *   build/bin/08_tc_numerics --search 10000000       # a longer search
- *   build/bin/08_tc_numerics --test                  # probes, self-check, search of 2*10^4 each
- *   build/bin/08_tc_numerics --bench                 # the search of 10^6 per variant (no CSV rows)
+ *   make && build/bin/08_tc_numerics            # every variant: table, search of 10^6, consequences
+ *   build/bin/08_tc_numerics --variant e4m3f32  # one variant
+ *   build/bin/08_tc_numerics --search 10000000  # a longer search
+ *   build/bin/08_tc_numerics --test             # probes, self-check, search of 2*10^4 each
+ *   build/bin/08_tc_numerics --bench            # the search of 10^6 per variant (no CSV rows)
+ * Exit: 0 every variant that ran fits, 1 one does not, 77 none could run here.
  * Minimum: sm_80 (FP8 variants: sm_89 and a binary built for it). */
+// clang-format on
 #include "tc_numerics.h"
 
 #include "check.h"
@@ -213,8 +220,8 @@ static void show_order(tc_box *box, uint64_t seed)
 static void show_variations(const tc_model_params *fit, uint64_t seed)
 {
     enum { N = 20000 };
-    tc_model_params alt[8];
-    const char *what[8];
+    tc_model_params alt[10];
+    const char *what[10];
     int n = 0;
     if (fit->block > 1 && fit->k % (fit->block / 2) == 0)
         alt[n] = *fit, alt[n].block = fit->block / 2, what[n++] = "half the block";
@@ -227,12 +234,21 @@ static void show_variations(const tc_model_params *fit, uint64_t seed)
     alt[n] = *fit;
     alt[n].out_round = alt[n].chain_round = fit->out_round == TC_RNE ? TC_RZ : TC_RNE;
     what[n++] = fit->out_round == TC_RNE ? "truncated result" : "result rounded to nearest";
-    alt[n] = *fit;
-    alt[n].chain = fit->chain == TC_CHAIN_FUSED ? TC_CHAIN_ADD : TC_CHAIN_FUSED;
-    what[n++] = fit->chain == TC_CHAIN_FUSED ? "c added after the block" : "c inside the block";
+    if (fit->c_after) { /* c after the blocks: put it back into block 0's alignment */
+        alt[n] = *fit, alt[n].c_after = 0, what[n++] = "c in block 0's alignment";
+    } else {
+        alt[n] = *fit;
+        alt[n].chain = fit->chain == TC_CHAIN_FUSED ? TC_CHAIN_ADD : TC_CHAIN_FUSED;
+        what[n++] = fit->chain == TC_CHAIN_FUSED ? "c added after the block" : "c inside the block";
+    }
+    if (fit->interleave) alt[n] = *fit, alt[n].interleave = 0, what[n++] = "contiguous blocks";
     tc_model_params_fma_chain(&alt[n], fit->in, fit->out, fit->k), what[n++] = "f32 FMA chain";
     tc_model_params_exact(&alt[n], fit->in, fit->out, fit->k), what[n++] = "exact, rounded once";
-    long diff[8] = {0};
+    int kept = 0; /* a change that leaves the family (interleave with one block, ...) is dropped */
+    for (int j = 0; j < n; j++)
+        if (!tc_model_params_check(&alt[j])) alt[kept] = alt[j], what[kept++] = what[j];
+    n = kept;
+    long diff[10] = {0};
     tc_rng rng;
     tc_rng_seed(&rng, seed);
     for (long i = 0; i < N; i++) {
@@ -296,6 +312,26 @@ static void show_tolerance(tc_box *box, const variant *v, uint64_t seed)
 }
 
 /* ---- one variant --------------------------------------------------------------------------- */
+/* What the SASS of this program showed for FP8 mma.sync built for sm_90 (CUDA 13.0): no FP8
+ * tensor-core instruction, but an emulation with the f16 datapath. Said next to those rows. */
+static void print_hopper_fp8_note(const variant *v, const tc_device_info *dev, const char *indent)
+{
+    if (dev->cc != 90 || (v->in != TC_FMT_E4M3 && v->in != TC_FMT_E5M2)) return;
+    const int f32 = v->out == TC_FMT_F32;
+    printf("%snote: on sm_90 the compiler emulates FP8 mma.sync: no FP8 tensor core runs here. In "
+           "the SASS\n"
+           "%s      (CUDA 13.0, sm_90): F2FP makes f16 of the FP8 operands, one HMMA.16816.%s adds "
+           "the products\n"
+           "%s      of k = 0, 1 (mod 4) from zero, a second one those of k = 2, 3 (mod 4) onto it, "
+           "and %s adds c.\n"
+           "%s      These rows describe the f16 datapath plus that emulation; Hopper's FP8 tensor "
+           "cores are\n"
+           "%s      reached through wgmma (chapter 05 part 2). Check a build:\n"
+           "%s      cuobjdump -sass build/bin/08_tc_numerics | grep -E 'F2FP|HMMA|QMMA'\n",
+           indent, indent, f32 ? "F32" : "F16", indent, f32 ? "FADD" : "HADD2", indent, indent,
+           indent);
+}
+
 typedef struct {
     int ran, problems;
     long searched, bad, fma_bad, exact_bad;
@@ -326,7 +362,8 @@ static void print_search(const tc_search_result *s, tc_fmt in, tc_fmt out, int k
     (void)in;
 }
 
-static outcome run_variant(const variant *v, long n_search, uint64_t seed, int verbose)
+static outcome run_variant(const variant *v, const tc_device_info *dev, long n_search,
+                           uint64_t seed, int verbose)
 {
     outcome o;
     memset(&o, 0, sizeof o);
@@ -338,12 +375,12 @@ static outcome run_variant(const variant *v, long n_search, uint64_t seed, int v
     o.ran = 1;
     if (verbose) {
         printf("\n== %s: %s\n", v->name, v->description);
+        print_hopper_fp8_note(v, dev, "  ");
         tc_probe_print(&r, stdout);
         char name[64];
         snprintf(name, sizeof name, "fitted_%s", v->name);
         tc_model_params_print_c(&r.fit, name, stdout);
     }
-    o.problems = !r.ok || g.unwritten;
     if (r.sane) {
         tc_search_result s;
         tc_search(&box, &r.fit, n_search, seed, tc_cpu_threads(), &s);
@@ -359,16 +396,19 @@ static outcome run_variant(const variant *v, long n_search, uint64_t seed, int v
             show_tolerance(&box, v, seed);
         }
     }
+    o.problems = !r.ok || g.unwritten; /* the search and the consequences ran the GPU too */
     if (g.unwritten) printf("  ERROR: %ld results were never written\n", g.unwritten);
     gpu_box_close(&g);
     return o;
 }
 
 /* --test: the lines of one variant */
-static void test_variant(const variant *v, uint64_t seed, int *passed, int *failed)
+static void test_variant(const variant *v, const tc_device_info *dev, uint64_t seed, int *passed,
+                         int *failed)
 {
     gpu_box g;
     tc_box box;
+    print_hopper_fp8_note(v, dev, "");
     gpu_box_open(&g, &box, v);
     tc_probe_report r;
     tc_probe_run(&box, &r);
@@ -455,7 +495,7 @@ int main(int argc, char **argv)
     fprintf(info, "%s - %s\n", PROGRAM, spec.summary);
     tc_device_print(&dev, info);
 
-    int passed = 0, failed = 0, skipped = 0, bad = 0;
+    int passed = 0, failed = 0, skipped = 0, bad = 0, ran = 0;
     if (a.mode == TC_MODE_BENCH) { /* nothing to time: the CSV has the header only */
         FILE *csv = a.csv_path ? fopen(a.csv_path, "w") : stdout;
         if (!csv) {
@@ -477,21 +517,28 @@ int main(int argc, char **argv)
             skipped++;
             continue;
         }
+        ran++;
         if (a.mode == TC_MODE_TEST) {
-            test_variant(v, a.seed, &passed, &failed);
+            test_variant(v, &dev, a.seed, &passed, &failed);
         } else if (a.mode == TC_MODE_BENCH) {
-            outcome o = run_variant(v, n_search, a.seed, 0);
+            outcome o = run_variant(v, &dev, n_search, a.seed, 0);
             fprintf(info, "%-9s %12ld %12ld %13.2f%% %13.2f%%%s\n", v->name, o.searched, o.bad,
                     100.0 * o.fma_bad / (double)(o.searched ? o.searched : 1),
                     100.0 * o.exact_bad / (double)(o.searched ? o.searched : 1),
                     o.problems ? "  (probes: problems, see the default mode)" : "");
             bad += o.bad > 0 || o.problems;
         } else {
-            outcome o = run_variant(v, n_search, a.seed, 1);
+            outcome o = run_variant(v, &dev, n_search, a.seed, 1);
             bad += o.bad > 0 || o.problems;
         }
     }
     if (a.mode == TC_MODE_TEST) return tc_test_finish(PROGRAM, passed, failed, skipped);
+    if (!ran) { /* every selected variant was skipped: the run says nothing (exit 77) */
+        fprintf(info,
+                "\nSKIP: %s: no selected variant can run on this GPU (%d skipped, see above)\n",
+                PROGRAM, skipped);
+        return TC_EXIT_SKIP;
+    }
     if (a.mode == TC_MODE_BENCH)
         fprintf(info, "\n(08 times nothing: its --bench is the search; no rows for the ladder)\n");
     if (bad)

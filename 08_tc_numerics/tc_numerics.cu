@@ -23,7 +23,12 @@
  *
  *   A layout mistake does not crash: it pairs the wrong elements. The sanity probe of the host
  *   (tc_probe.c: ones, unit vectors that meet only in the right slot, c passing through) catches
- *   it before any feature is measured.
+ *   a mistake that pairs a of one k with b of another, loses an element, or misplaces a row, a
+ *   column or c. It cannot see a permutation of k applied to A and B alike: every dot product is
+ *   then the same sum in another order, which shows only in which products share a block. So
+ *   the k order behind what the probes report (the blocks; on sm_90 the FP8 blocks k = 0, 1 and
+ *   k = 2, 3 (mod 4)) rests on these lane maps being the PTX ISA's fragment layouts, quoted in
+ *   numerics_ptx.cuh and chapter 05's ptx_wrappers.cuh, not on the probe.
  *
  * Minimum: sm_80 (sm_89 for the FP8 kinds). CUDA 12.x or 13.x; the FP8 kinds need CUDA 12.4,
  * with an f16 accumulator 12.8 (older toolkits build the rest and skip them). Build and run: see

@@ -436,12 +436,18 @@ static uint32_t finish(const tc_model_params *p, tc_class cls, const acc_t *acc,
 
 enum { MAX_K = 64 };
 
+int tc_model_block_of(const tc_model_params *p, int i)
+{
+    if (p->interleave <= 0) return i / p->block;
+    return (i / p->interleave) % (p->k / p->block);
+}
+
 static uint32_t model_instr(const tc_model_params *p, const uint32_t *a, const uint32_t *b,
                             uint32_t c)
 {
     const int nblocks = p->k / p->block;
     tc_fmt acc_fmt = p->out;
-    uint32_t acc_bits = c;
+    uint32_t acc_bits = p->c_after ? 0u : c; /* c after the blocks: they start from +0 */
     tc_sub acc_sub = p->sub_c; /* c itself; a carried block result was flushed when rounded */
     for (int j = 0; j < nblocks; j++) {
         const int last = j == nblocks - 1;
@@ -450,8 +456,8 @@ static uint32_t model_instr(const tc_model_params *p, const uint32_t *a, const u
         addend_t t[MAX_K + 1];
         int n = 0;
         if (p->chain == TC_CHAIN_FUSED) t[n++] = value_addend(p, acc_fmt, acc_bits, acc_sub);
-        for (int i = j * p->block; i < (j + 1) * p->block; i++)
-            t[n++] = product_addend(p, a[i], b[i]);
+        for (int i = 0; i < p->k; i++)
+            if (tc_model_block_of(p, i) == j) t[n++] = product_addend(p, a[i], b[i]);
         acc_t acc;
         int zero_neg = 0, inf_neg = 0;
         tc_class cls = block_sum(t, n, p->frac_bits, p->align_round,
@@ -470,6 +476,14 @@ static uint32_t model_instr(const tc_model_params *p, const uint32_t *a, const u
         }
         acc_fmt = f;
         acc_sub = TC_SUB_KEEP;
+    }
+    if (p->c_after) { /* c + the blocks' result, one addition rounded to out */
+        addend_t two[2] = {value_addend(p, p->out, c, p->sub_c),
+                           value_addend(p, p->out, acc_bits, TC_SUB_KEEP)};
+        acc_t acc;
+        int zero_neg = 0, inf_neg = 0;
+        const tc_class cls = block_sum(two, 2, -1, TC_RZ, p->c_round, &acc, &zero_neg, &inf_neg);
+        acc_bits = finish(p, cls, &acc, zero_neg, inf_neg, p->out, p->c_round, 0);
     }
     return acc_bits;
 }
@@ -530,6 +544,9 @@ void tc_model_params_default(tc_model_params *p, tc_fmt in, tc_fmt out, int k)
     p->chain_round = TC_RZ;
     p->out_round = TC_RZ;
     p->out_via_f32 = 0;
+    p->interleave = 0;
+    p->c_after = 0;
+    p->c_round = TC_RNE;
     p->sub_in = p->sub_c = p->sub_out = TC_SUB_KEEP;
     p->ovf_inf = 0;
 }
@@ -556,13 +573,19 @@ const char *tc_model_params_check(const tc_model_params *p)
     if (p->out != TC_FMT_F32 && p->out != TC_FMT_F16) return "output format must be f32 or f16";
     if (p->k < 1 || p->k > MAX_K) return "k must be in 1..64";
     if (p->block < 1 || p->block > p->k || p->k % p->block) return "block must divide k";
+    if (p->interleave < 0 || (p->interleave > 0 && (p->interleave >= p->block ||
+                                                    p->block % p->interleave || p->block == p->k)))
+        return "interleave must be 0, or a divisor of block below it (and two blocks or more)";
+    if (p->c_after != 0 && p->c_after != 1) return "c_after must be 0 or 1";
+    if (p->c_after && p->block == p->k)
+        return "c_after needs two blocks or more (c after one block is TC_CHAIN_ADD)";
     if (p->frac_bits < 0 || (p->frac_bits > 150 && p->frac_bits != TC_FRAC_EXACT))
         return "frac_bits must be in 0..150 or TC_FRAC_EXACT";
     if (p->chain_fmt != TC_FMT_F32 && p->chain_fmt != p->out)
         return "chain format must be f32 or the output format";
     if (p->out == TC_FMT_F32 && p->out_via_f32) return "out_via_f32 is for f16 outputs";
     if ((unsigned)p->align_round >= TC_ROUND_COUNT || (unsigned)p->chain_round >= TC_ROUND_COUNT ||
-        (unsigned)p->out_round >= TC_ROUND_COUNT)
+        (unsigned)p->out_round >= TC_ROUND_COUNT || (unsigned)p->c_round >= TC_ROUND_COUNT)
         return "unknown rounding mode";
     return 0;
 }
@@ -575,24 +598,27 @@ int tc_model_params_equal(const tc_model_params *x, const tc_model_params *y)
            x->chain_fmt == y->chain_fmt && x->chain_round == y->chain_round &&
            x->out_round == y->out_round && x->out_via_f32 == y->out_via_f32 &&
            x->sub_in == y->sub_in && x->sub_c == y->sub_c && x->sub_out == y->sub_out &&
-           x->ovf_inf == y->ovf_inf;
+           x->ovf_inf == y->ovf_inf && x->interleave == y->interleave && x->c_after == y->c_after &&
+           (!x->c_after || x->c_round == y->c_round);
 }
 
 void tc_model_params_format(const tc_model_params *p, char *buf, int size)
 {
-    char fbits[16];
+    char fbits[16], inter[24] = "", cafter[24] = "";
     if (p->frac_bits >= TC_FRAC_EXACT)
         snprintf(fbits, sizeof fbits, "exact");
     else
         snprintf(fbits, sizeof fbits, "%d", p->frac_bits);
+    if (p->interleave > 0) snprintf(inter, sizeof inter, " interleave %d", p->interleave);
+    if (p->c_after) snprintf(cafter, sizeof cafter, " c=after(%s)", tc_round_name(p->c_round));
     snprintf(buf, (size_t)size,
-             "%s->%s k%d block %d F %s ref=%s align=%s chain=%s(%s,%s) out=%s%s sub(in,c,out)="
-             "%s,%s,%s ovf=%s",
-             fmt_table[p->in].name, fmt_table[p->out].name, p->k, p->block, fbits,
+             "%s->%s k%d block %d%s F %s ref=%s align=%s chain=%s(%s,%s) out=%s%s%s "
+             "sub(in,c,out)=%s,%s,%s ovf=%s",
+             fmt_table[p->in].name, fmt_table[p->out].name, p->k, p->block, inter, fbits,
              p->align_ref == TC_REF_EXP_SUM ? "exp-sum" : "value", tc_round_name(p->align_round),
              p->chain == TC_CHAIN_FUSED ? "fused" : "add", fmt_table[p->chain_fmt].name,
              tc_round_name(p->chain_round), tc_round_name(p->out_round),
-             p->out_via_f32 ? " via-f32" : "", p->sub_in == TC_SUB_KEEP ? "keep" : "flush",
+             p->out_via_f32 ? " via-f32" : "", cafter, p->sub_in == TC_SUB_KEEP ? "keep" : "flush",
              p->sub_c == TC_SUB_KEEP ? "keep" : "flush",
              p->sub_out == TC_SUB_KEEP ? "keep" : "flush", p->ovf_inf ? "inf" : "ieee");
 }
@@ -614,15 +640,15 @@ void tc_model_params_print_c(const tc_model_params *p, const char *name, FILE *f
         snprintf(fbits, sizeof fbits, "%d", p->frac_bits);
     fprintf(f,
             "static const tc_model_params %s = {\n"
-            "    .in = %s, .out = %s, .k = %d, .block = %d, .frac_bits = %s,\n"
+            "    .in = %s, .out = %s, .k = %d, .block = %d, .interleave = %d, .frac_bits = %s,\n"
             "    .align_ref = %s, .align_round = %s,\n"
             "    .chain = %s, .chain_fmt = %s, .chain_round = %s,\n"
-            "    .out_round = %s, .out_via_f32 = %d,\n"
+            "    .out_round = %s, .out_via_f32 = %d, .c_after = %d, .c_round = %s,\n"
             "    .sub_in = %s, .sub_c = %s, .sub_out = %s, .ovf_inf = %d};\n",
-            name, fmt_enum(p->in), fmt_enum(p->out), p->k, p->block, fbits,
+            name, fmt_enum(p->in), fmt_enum(p->out), p->k, p->block, p->interleave, fbits,
             p->align_ref == TC_REF_EXP_SUM ? "TC_REF_EXP_SUM" : "TC_REF_VALUE", rn[p->align_round],
             p->chain == TC_CHAIN_FUSED ? "TC_CHAIN_FUSED" : "TC_CHAIN_ADD", fmt_enum(p->chain_fmt),
-            rn[p->chain_round], rn[p->out_round], p->out_via_f32,
+            rn[p->chain_round], rn[p->out_round], p->out_via_f32, p->c_after, rn[p->c_round],
             p->sub_in == TC_SUB_KEEP ? "TC_SUB_KEEP" : "TC_SUB_FLUSH",
             p->sub_c == TC_SUB_KEEP ? "TC_SUB_KEEP" : "TC_SUB_FLUSH",
             p->sub_out == TC_SUB_KEEP ? "TC_SUB_KEEP" : "TC_SUB_FLUSH", p->ovf_inf);

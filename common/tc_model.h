@@ -5,12 +5,14 @@
  * The model (one mma instruction, K products, accumulator c):
  *
  *   1. Each product a_k*b_k is formed exactly (two p-bit significands give a 2p-bit one).
- *   2. The K products are split into consecutive blocks of `block` products. Each block is one
- *      multi-term addition: its addends (the block's products, and under TC_CHAIN_FUSED the
- *      running accumulator: c for the first block) are aligned to the largest exponent among
- *      them, emax, keeping `frac_bits` (F) bits below it: every addend is cut to a multiple of
- *      2^(emax - F), each on its own, with `align_round` (truncation: TC_RZ). The aligned
- *      addends are added exactly (no carry is lost) and the sum is normalised and rounded once.
+ *   2. The K products are split into blocks of `block` products: consecutive ones, or, with
+ *      `interleave` = g > 0, runs of g consecutive products dealt to the blocks in turn (the
+ *      map is tc_model_block_of). Each block is one multi-term addition: its addends (the
+ *      block's products, and under TC_CHAIN_FUSED the running accumulator: c for the first
+ *      block) are aligned to the largest exponent among them, emax, keeping `frac_bits` (F) bits
+ *      below it: every addend is cut to a multiple of 2^(emax - F), each on its own, with
+ *      `align_round` (truncation: TC_RZ). The aligned addends are added exactly (no carry is
+ *      lost) and the sum is normalised and rounded once.
  *
  *            exponent:  emax          emax-F
  *                         |             |
@@ -26,6 +28,20 @@
  *      rounded addition.
  *   4. The last block rounds to the output format (f32 or f16) with `out_round`; earlier blocks
  *      round to `chain_fmt` with `chain_round`.
+ *   5. With `c_after`, c is no addend of any block: the blocks chain as in 3 from a zero
+ *      accumulator, and c is added to the last block's result at the end, with one addition
+ *      rounded to the output format by `c_round`. (What ptxas makes of FP8 mma.sync on sm_90:
+ *      two f16 mma from zero, then an FADD or HADD2 of c; see chapter 08's README.)
+ *
+ *   Blocks of 16 in k = 32, contiguous (interleave 0) and in runs of 2 (interleave 2), with
+ *   c after them:
+ *
+ *     k:          0 1 2 3 4 5 6 7 8 9 ... 15 16 17 18 19 ... 28 29 30 31
+ *     contiguous  0 0 0 0 0 0 0 0 0 0 ...  0  1  1  1  1 ...  1  1  1  1
+ *     interleave  0 0 1 1 0 0 1 1 0 0 ...  1  0  0  1  1 ...  0  0  1  1   (block = (k/2) mod 2)
+ *
+ *     0 --> [block 0: align, cut, add, round to chain_fmt] --> [block 1, with block 0's result
+ *           when fused: align, cut, add, round to out] --> [+ c, rounded to out by c_round] --> d
  *
  * A dot product longer than one instruction is a chain of instructions, each one's D being the
  * next one's C (what every GEMM's k-loop does), so tc_model_dot takes any k.
@@ -120,6 +136,8 @@ typedef struct {
     tc_fmt in, out; /* out: TC_FMT_F32 or TC_FMT_F16 */
     int k;          /* products per instruction: 16 (f16, bf16), 8 (tf32), 32 (fp8) */
     int block;      /* products per fused block, 1..k, divides k */
+    int interleave; /* 0: blocks of consecutive products; g > 0: runs of g products dealt to the
+                       blocks in turn (g < block, g divides block, two blocks or more) */
     int frac_bits;  /* F: bits kept below the block's largest exponent; TC_FRAC_EXACT */
     tc_align_ref align_ref;
     tc_round align_round; /* what happens to the bits of an addend right of 2^(emax-F) */
@@ -128,6 +146,8 @@ typedef struct {
     tc_round chain_round; /* its rounding */
     tc_round out_round;   /* the rounding of the last block into out */
     int out_via_f32;      /* f16 out only: the last sum is rounded to f32 (chain_round) first */
+    int c_after;          /* 1: c is in no block; the blocks chain from zero (two or more) */
+    tc_round c_round;     /* c_after: c + the last block's result, one addition rounded to out */
     tc_sub sub_in;        /* subnormal a, b */
     tc_sub sub_c;         /* subnormal c */
     tc_sub sub_out;       /* a subnormal result (after rounding) becomes a zero */
@@ -140,12 +160,16 @@ typedef struct {
 void tc_model_params_fma_chain(tc_model_params *p, tc_fmt in, tc_fmt out, int k);
 void tc_model_params_exact(tc_model_params *p, tc_fmt in, tc_fmt out, int k);
 /* Something to start from: block = k, F = 26 (3 extra bits for f32), truncation everywhere,
- * fused chain, subnormals kept, IEEE overflow. Not a measurement of any GPU. */
+ * fused chain, c inside it, subnormals kept, IEEE overflow. Not a measurement of any GPU. */
 void tc_model_params_default(tc_model_params *p, tc_fmt in, tc_fmt out, int k);
+/* The block that product i (0 <= i < k) of an instruction belongs to, 0 .. k/block - 1:
+ * i / block for contiguous blocks; with interleave g, (i / g) mod (k / block). */
+int tc_model_block_of(const tc_model_params *p, int i);
 /* 0 when valid, else a message (static string) saying what is wrong */
 const char *tc_model_params_check(const tc_model_params *p);
 int tc_model_params_equal(const tc_model_params *x, const tc_model_params *y);
-/* One line: "f16->f32 k16 block 8 F 26 ref=exp-sum align=RZ chain=fused(f32,RZ) out=RZ ..." */
+/* One line: "f16->f32 k16 block 8 F 26 ref=exp-sum align=RZ chain=fused(f32,RZ) out=RZ ...";
+ * "interleave g" after the block and "c=after(RNE)" after out= only when they are set. */
 void tc_model_params_format(const tc_model_params *p, char *buf, int size);
 /* The C initialiser of p, to paste into a test or a program */
 void tc_model_params_print_c(const tc_model_params *p, const char *name, FILE *f);

@@ -50,11 +50,13 @@ typedef struct {
     int frac_by;       /* 0 products, 1 the accumulator c, 2 never cut (exact), 3 by elimination */
     int per_addend;    /* 1 the cut is per addend, 0 it is not, -1 not tested */
     int one_alignment; /* 1 one alignment per block (order inside a block does not matter) */
-    int blocks_verified; /* 1 every block start checked, 0 failed, -1 not tested */
-    int tf32_low;        /* tf32: 0 low 13 bits ignored, 1 rounded, 2 used; -1 other formats */
+    int blocks_verified;  /* 1 every block start checked, 0 failed, -1 not tested */
+    uint64_t block0_mask; /* bit l: the block probe found product l in block 0 (0: no probe) */
+    int tf32_low; /* tf32 operands' low 13 bits (any answer fits the model): 0 ignored, 1 rounded
+                     to nearest even, 2 to nearest away, 3 used, 4 none of these; -1 not tf32 */
     /* TC_OBS_YES when the probes decided the field of fit; TC_OBS_NOT: the default stayed */
     int obs_block, obs_frac, obs_ref, obs_align_round, obs_chain, obs_out_round, obs_chain_round,
-        obs_chain_fmt, obs_via_f32, obs_sub_in, obs_sub_c, obs_sub_out, obs_ovf;
+        obs_chain_fmt, obs_via_f32, obs_sub_in, obs_sub_c, obs_sub_out, obs_ovf, obs_c_round;
     /* monotonicity in c: 1 no violation on the crafted family, 0 violated, -1 not tested */
     int monotone;
     uint32_t mono_c_lo, mono_c_hi, mono_d_lo, mono_d_hi; /* the two c and their results */
