@@ -51,3 +51,8 @@ UNIT(tc_probe_recovers_parameter_sets)
 UNIT(tc_probe_recovers_naive_models)
 UNIT(tc_probe_sweep_realistic)
 UNIT(tc_probe_negative_controls)
+/* the dp4a / dp2a models of common/dp4a_model.c (chapter 07): tests/test_dp4a_model.c */
+UNIT(dp4a_model_hand_worked)
+UNIT(dp4a_model_edges_and_wraparound)
+UNIT(dp2a_model_hand_worked)
+UNIT(dp4a_model_matches_memory_order)
