@@ -4,18 +4,23 @@
  * The operand tiles are "K-major": every row of a tile is BK consecutive k-values of one row of
  * A (A row-major) or of one column of B (B column-major, i.e. B^T row-major). Both operands of
  * mma .row.col want k contiguous, so A and B tiles have the same layout and the same loaders,
- * and ldmatrix without .trans yields A and B fragments alike.
+ * and ldmatrix without .trans makes fragments of both.
  *
  *   tile (ROWS x BK 16-bit values, BK = 32):   row r = 64 bytes = 4 chunks of 16 bytes
  *     row 0 : [k 0..7][k 8..15][k 16..23][k 24..31]    each chunk goes to position
  *     row 1 : [k 0..7][k 8..15][k 16..23][k 24..31]    tc_swizzle_chunk(r, c, 4) of its row
  *     ...                                              when SWIZZLE (common/swizzle.h), to
- *                                                      position c when not */
+ *                                                      position c when not
+ *
+ * The tile layout (kmajor_tile) and the ldmatrix loaders (a_frag_lane_offset, b_frag_lane_offset,
+ * load_a_frag_ldmatrix, load_b_frags_ldmatrix) are in common/kmajor_tile.cuh, shared with chapter
+ * 07's int8 GEMM; this file adds the mma dispatch by input type and the loaders only chapter 05
+ * uses (by hand, and ldmatrix .trans). */
 #ifndef MMA_TILE_CUH
 #define MMA_TILE_CUH
 
+#include "kmajor_tile.cuh"
 #include "ptx_wrappers.cuh"
-#include "swizzle.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -35,32 +40,6 @@ template <> struct mma_f32<__nv_bfloat16> {
                                                const uint32_t (&b)[2])
     {
         mma_m16n8k16_bf16f32(d, a, b);
-    }
-};
-
-/* The layout of one K-major tile with BK 16-bit values per row (BK = 16, 32 or 64), plain or
- * XOR-swizzled. Tiles must start 128-byte aligned (the swizzle's bank arithmetic assumes it). */
-template <int BK_, bool SWIZZLE_> struct kmajor_tile {
-    static constexpr int BK = BK_;
-    static constexpr bool SWIZZLE = SWIZZLE_;
-    static constexpr int CHUNKS = BK / 8; /* 16-byte chunks per row */
-    static constexpr int ROW_BYTES = BK * 2;
-    static_assert(BK == 16 || BK == 32 || BK == 64, "rows of 2, 4 or 8 chunks of 16 bytes");
-
-    /* where logical chunk c of row r sits in its row */
-    static __device__ __forceinline__ int chunk_pos(int r, int c)
-    {
-        return SWIZZLE ? tc_swizzle_chunk(r, c, CHUNKS) : c;
-    }
-    /* byte offset of chunk c (values 8c .. 8c+7) of row r */
-    static __device__ __forceinline__ uint32_t chunk_offset(int r, int c)
-    {
-        return (uint32_t)(r * ROW_BYTES + chunk_pos(r, c) * 16);
-    }
-    /* byte offset of value k of row r */
-    static __device__ __forceinline__ uint32_t value_offset(int r, int k)
-    {
-        return chunk_offset(r, k / 8) + (uint32_t)(k % 8) * 2;
     }
 };
 
@@ -94,45 +73,7 @@ __device__ __forceinline__ void load_b_frag_hand(uint32_t (&b)[2], const unsigne
     b[1] = lds32(tile + Tile::value_offset(n0 + g, k0 + 2 * t + 8));
 }
 
-/* ---- fragments with ldmatrix --------------------------------------------------------------------
- * The row address a lane gives to ldmatrix_x4 depends on the lane, the k-step and the 16-row block;
- * the swizzle repeats every 8 rows (common/swizzle.h), so for a block starting at a multiple of 8
- * the lane's offset from the block's first row is the same for every block. The GEMM computes these
- * offsets once per k-step before its main loop. */
-
-/* Lane offset (bytes) for the A fragment at k-step ks (k = 16 ks .. 16 ks + 15): lane l gives
- * row l % 16, chunk 2 ks + l / 16 (tiles a[0] a[1] a[2] a[3], see ptx_wrappers.cuh). */
-template <class Tile> __device__ __forceinline__ uint32_t a_frag_lane_offset(int ks)
-{
-    const int lane = threadIdx.x % 32;
-    return Tile::chunk_offset(lane % 16, 2 * ks + lane / 16);
-}
-
-/* Lane offset for two B fragments (tile rows n 0..7 and 8..15 of a 16-row block) at k-step ks:
- * lane l gives row l % 8 + 8 (l / 16), chunk 2 ks + (l / 8) % 2. */
-template <class Tile> __device__ __forceinline__ uint32_t b_frag_lane_offset(int ks)
-{
-    const int lane = threadIdx.x % 32;
-    return Tile::chunk_offset(lane % 8 + 8 * (lane / 16), 2 * ks + (lane / 8) % 2);
-}
-
-/* The A fragment of tile rows m0..m0+15 (m0 % 8 == 0); tile = shared address of the tile. */
-template <class Tile>
-__device__ __forceinline__ void load_a_frag_ldmatrix(uint32_t (&a)[4], uint32_t tile, int m0,
-                                                     uint32_t lane_offset)
-{
-    ldmatrix_x4(a, tile + (uint32_t)(m0 * Tile::ROW_BYTES) + lane_offset);
-}
-
-/* The B fragments of tile rows n0..n0+7 (b0) and n0+8..n0+15 (b1), n0 % 8 == 0. */
-template <class Tile>
-__device__ __forceinline__ void load_b_frags_ldmatrix(uint32_t (&b0)[2], uint32_t (&b1)[2],
-                                                      uint32_t tile, int n0, uint32_t lane_offset)
-{
-    uint32_t r[4];
-    ldmatrix_x4(r, tile + (uint32_t)(n0 * Tile::ROW_BYTES) + lane_offset);
-    b0[0] = r[0], b0[1] = r[1], b1[0] = r[2], b1[1] = r[3];
-}
+/* ---- fragments with ldmatrix: common/kmajor_tile.cuh, plus the .trans loader ----------------- */
 
 /* The B fragments of columns n0..n0+7 (b0) and n0+8..n0+15 (b1), k0..k0+15, from a ROW-major B
  * in shared memory (rows of row_bytes, n contiguous, 16-byte aligned rows), with ldmatrix .trans:

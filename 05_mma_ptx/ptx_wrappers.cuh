@@ -1,11 +1,13 @@
 /* 05_mma_ptx/ptx_wrappers.cuh - the inline PTX of chapter 05, one small function per instruction,
- * each with the fragment layout it assumes. This is the file to copy (with common/cp_async.cuh,
- * which it includes).
+ * each with the fragment layout it assumes. This is the file to copy (with common/cp_async.cuh
+ * and common/ldmatrix.cuh, which it includes).
  *
  *   mma_m16n8k16_f16f32   mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32    D = A B + D
  *   mma_m16n8k16_bf16f32  mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32  D = A B + D
  *   ldmatrix_x4           ldmatrix.sync.aligned.m8n8.x4.shared.b16             4 8x8 tiles
  *   ldmatrix_x4_trans     ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16       the same, transposed
+ *   smem_u32              the shared-memory address ldmatrix and cp.async take
+ *                         (these three: common/ldmatrix.cuh, shared with chapter 07)
  *   cp_async_16           cp.async.cg.shared.global [dst], [src], 16, src_bytes
  *   cp_async_commit_group, cp_async_wait_group<N>   (these three: common/cp_async.cuh)
  *
@@ -28,19 +30,13 @@
 #define PTX_WRAPPERS_CUH
 
 #include "cp_async.cuh"
+#include "ldmatrix.cuh"
 
 #include <stdint.h>
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #error "05_mma_ptx needs sm_80 or newer (bf16 mma.sync, cp.async)"
 #endif
-
-/* The 32-bit shared-memory address of a generic pointer into shared memory: what ldmatrix and
- * cp.async take as their [address] operand. */
-static __device__ __forceinline__ uint32_t smem_u32(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
 
 /* ---- mma.sync m16n8k16, f32 accumulate ---------------------------------------------------------
  * D (16x8, f32) = A (16x16) * B (16x8) + D, for the warp. ".row.col": A is given by rows (k runs
@@ -92,47 +88,10 @@ static __device__ __forceinline__ void mma_m16n8k16_bf16f32(float (&d)[4], const
 }
 // clang-format on
 
-/* ---- ldmatrix.x4: four 8x8 tiles of 16-bit elements from shared memory -------------------------
- * Each lane gives the address of one 16-byte row (8 elements; 16-byte aligned): lanes 0-7 the
- * rows 0-7 of tile 0, lanes 8-15 those of tile 1, 16-23 tile 2, 24-31 tile 3. The rows may be
- * anywhere in shared memory (any stride, any order, a swizzle). Register r[j] receives tile j in
- * the quad map:
- *
- *   addresses:  lane  0..7  -> tile 0, rows 0..7     result: r[j] of lane 4*row + c holds
- *               lane  8..15 -> tile 1, rows 0..7       (tile j[row][2c], tile j[row][2c+1])
- *               lane 16..23 -> tile 2, rows 0..7
- *               lane 24..31 -> tile 3, rows 0..7
- *
- * So one ldmatrix.x4 fills a whole A fragment (tiles = the four 8x8 blocks of a 16x16 A in the
- * order a[0], a[1], a[2], a[3]: lane l points at row l % 16, column 8 * (l / 16)), or two B
- * fragments of a K-contiguous (column-major) B (tiles n0-7/k0-7, n0-7/k8-15, n8-15/k0-7,
- * n8-15/k8-15: lane l points at row n = l % 8 + 8 * (l / 16), column k = 8 * ((l / 8) % 2)). */
-// clang-format off
-static __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t smem_addr)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(smem_addr));
-}
-
-/* .trans: the same addressing, but each tile arrives transposed: r[j] of lane 4*row + c =
- * (tile j[2c][row], tile j[2c+1][row]). The rows given are then columns of the fragment: a B
- * stored row-major (k x n, n contiguous) gives B fragments directly. For a 16x16 block of such a
- * B at (k0, n0), lane l points at row k = k0 + l % 16, column n = n0 + 8 * (l / 16); r[0], r[1]
- * are the b[0], b[1] of columns n0..n0+7 and r[2], r[3] those of n0+8..n0+15:
- *
- *   stored (k rows, n contiguous):              after .trans, lane 4*g + t holds
- *          n 0..7    n 8..15                      r[0]: k = 2t, 2t+1    of column n = g
- *   k 0..7   tile 0    tile 2                     r[1]: k = 2t+8, 2t+9  of column n = g
- *   k 8..15  tile 1    tile 3                     r[2], r[3]: the same for n = g + 8
- */
-static __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t smem_addr)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(smem_addr));
-}
-// clang-format on
+/* ---- ldmatrix: smem_u32, ldmatrix_x4, ldmatrix_x4_trans ------------------------------------
+ * In common/ldmatrix.cuh (self-contained; chapter 07 builds its int8 fragments with it), with the
+ * lane map of each: lane l gives the address of row l % 8 of tile l / 8, and register r[j] gets
+ * tile j in the quad map above. Copy it with this file. */
 
 /* ---- cp.async: cp_async_16, cp_async_commit_group, cp_async_wait_group<N> -------------------
  * In common/cp_async.cuh (self-contained, shared with chapters 03 and 04): copy it with this

@@ -52,6 +52,10 @@
 /* the tf32 row's host rounding: ties away from zero, like wmma::__float_to_tf32 (cvt.rna) */
 #define TF32_RNA tc_f32_to_tf32_rna
 
+/* i8f32 (chapter 07's "why integers" row: cuBLAS SGEMM on int8 data converted to f32): every
+ * int8 value and every product (|ab| <= 2^14) is exact in f32, and so is every partial sum below
+ * 2^24 in magnitude; beyond that the f32 running sum rounds like any f32 accumulation (u_acc =
+ * U_F32). The output is the f32 sum itself (u_out = U_F32). */
 /* a hand-aligned table */
 // clang-format off
 static const tc_precision tc_precisions[] = {
@@ -66,6 +70,7 @@ static const tc_precision tc_precisions[] = {
     {"f16f16",        TC_F16,  TC_F16,  0,               U_F16_ACC, U_F16,  NULL,     "f16 in, f16 accumulate and output"},
     {"bf16f32",       TC_BF16, TC_F32,  0,               U_F32_TC,  U_F32,  NULL,     "bf16 in, f32 accumulate"},
     {"i8i32",         TC_I8,   TC_I32,  0,               0,         0,      NULL,     "int8 in, int32 accumulate (exact)"},
+    {"i8f32",         TC_I8,   TC_F32,  0,               U_F32,     U_F32,  NULL,     "int8 values as f32 (exact), f32 FMA accumulate (chapter 07's SGEMM comparison)"},
     {"e4m3f32",       TC_E4M3, TC_F32,  U_FP8_BLOCK,     U_F32_TC,  U_F32,  NULL,     "fp8 e4m3 in, f32 accumulate (running sum of ~14 bits between promotions)"},
     {"f16f32h",       TC_F16,  TC_F16,  0,               U_F32_TC,  U_F16,  NULL,     "f16 in, f32 accumulate, f16 out (cuDNN's pseudo-half)"},
     {"bf16f32b",      TC_BF16, TC_BF16, 0,               U_F32_TC,  U_BF16, NULL,     "bf16 in, f32 accumulate, bf16 out"},

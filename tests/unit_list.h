@@ -58,3 +58,8 @@ UNIT(tc_probe_recovers_fp8_emulation)
 UNIT(tc_probe_sweep_layouts)
 UNIT(tc_model_fp8_reproduces_gpu_mismatches)
 UNIT(tc_model_fp8_predicts_gpu_diagnostic)
+/* the dp4a / dp2a models of common/dp4a_model.c (chapter 07): tests/test_dp4a_model.c */
+UNIT(dp4a_model_hand_worked)
+UNIT(dp4a_model_edges_and_wraparound)
+UNIT(dp2a_model_hand_worked)
+UNIT(dp4a_model_matches_memory_order)

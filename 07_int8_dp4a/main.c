@@ -1,0 +1,135 @@
+/* 07_int8_dp4a/main.c - the host driver of the INT8 GEMM ladder (kernels in int8_gemm.cu).
+ *
+ * The variant table below is the whole ladder as the tools see it: --list prints it, --test runs
+ * every row on the driver's test matrix (odd sizes, K not a multiple of 4, alpha = 2 and
+ * beta = -1, padded leading dimensions, pointers one byte off), --bench times every row at 4096^3
+ * and 8192^3 next to cuBLAS int8 in the same layout and run. The check is exact: an int8 GEMM
+ * with int32 accumulation has one right answer.
+ *
+ * Layout of every row: A row-major, B column-major (K-contiguous: "TN", what IMMA wants), C
+ * row-major int32 ("RCR" in --list). Besides cuBLAS int8 (the baseline of every row), one more
+ * library row: cuBLAS SGEMM on the same int8 values converted to f32 (exact as long as the
+ * partial sums stay below 2^24), the "why integers" comparison.
+ *
+ * Build and run
+ *   make && build/bin/07_int8_gemm                   # the ladder at 4096^3
+ *   build/bin/07_int8_gemm --list                    # the variants and their constraints
+ *   build/bin/07_int8_gemm --variant v5_mma_s8 --size 8192x8192x8192
+ *   build/bin/07_int8_gemm --bench                   # CSV rows for make bench
+ *   build/bin/07_dp4a_basics                         # the ceilings these are judged by
+ */
+#include "cublas_gemm.h"
+#include "int8_gemm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- cuBLAS SGEMM on the int8 data as f32 -----------------------------------------------------
+ * The driver gives the variant int8 A and B (precision row "i8f32": int8 storage, f32 output).
+ * prepare() converts them to f32 copies once, outside the timed region; launch() runs cuBLAS
+ * FP32 (pedantic: CUDA cores, no TF32) on the copies, with the problem's layouts, leading
+ * dimensions, alpha, beta and C. */
+typedef struct {
+    tc_gemm_variant v;
+    tc_gemm_problem q;
+    float *a, *b;
+} sgemm_plan;
+
+static size_t stored_elems(tc_layout layout, long rows, long cols, long ld)
+{
+    return (size_t)(layout == TC_ROW_MAJOR ? rows : cols) * (size_t)ld;
+}
+
+static const char *sgemm_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    sgemm_plan *plan = (sgemm_plan *)tc_xmalloc(sizeof *plan);
+    memset(plan, 0, sizeof *plan);
+    plan->v = *v;
+    plan->v.impl = &tc_cublas_f32;
+    plan->v.precision = "f32";
+    plan->q = *p;
+    plan->q.prec = tc_precision_get("f32");
+    const size_t na = stored_elems(p->a_layout, p->M, p->K, p->lda);
+    const size_t nb = stored_elems(p->b_layout, p->K, p->N, p->ldb);
+    TC_CUDA_CHECK(cudaMalloc((void **)&plan->a, na * sizeof(float)));
+    TC_CUDA_CHECK(cudaMalloc((void **)&plan->b, nb * sizeof(float)));
+    i8_to_f32_launch((const int8_t *)p->d_a, plan->a, na, 0);
+    i8_to_f32_launch((const int8_t *)p->d_b, plan->b, nb, 0);
+    TC_LAUNCH_CHECK();
+    TC_CUDA_CHECK(cudaDeviceSynchronize());
+    plan->q.d_a = plan->a, plan->q.d_b = plan->b;
+    p->plan = plan;
+    return tc_cublas_prepare(&plan->v, &plan->q); /* the handle, outside the timed region */
+}
+
+static void sgemm_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream)
+{
+    (void)v;
+    sgemm_plan *plan = (sgemm_plan *)p->plan;
+    tc_cublas_launch(&plan->v, &plan->q, stream);
+}
+
+static void sgemm_release(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    (void)v;
+    sgemm_plan *plan = (sgemm_plan *)p->plan;
+    if (!plan) return;
+    tc_cublas_release(&plan->v, &plan->q);
+    TC_CUDA_CHECK(cudaFree(plan->a));
+    TC_CUDA_CHECK(cudaFree(plan->b));
+    free(plan);
+    p->plan = NULL;
+}
+
+// clang-format off
+#define ROW TC_ROW_MAJOR
+#define COL TC_COL_MAJOR
+#define RUNG(name, desc, cc, prepare, launch)                                                      \
+    {name, desc, "i8i32", cc, 1, 1, 1, ROW, COL, ROW, "INT8 GEMM", "cublas_i8i32", prepare,       \
+     launch, NULL, NULL}
+
+/* The variant table: --list, --variant, --test and --bench all come from it. */
+static const tc_gemm_variant variants[] = {
+    {"cublas_i8i32", "cuBLAS, int8 in, int32 accumulate and out (IMMA; the baseline)", "i8i32",
+     75, 1, 1, 1, ROW, COL, ROW, "INT8 GEMM", NULL, tc_cublas_prepare, tc_cublas_launch,
+     tc_cublas_release, &tc_cublas_i8i32},
+    {"cublas_sgemm", "cuBLAS FP32 SGEMM (CUDA cores) on the same values as f32: why integers",
+     "i8f32", 75, 1, 1, 1, ROW, COL, ROW, "INT8 GEMM", "cublas_i8i32", sgemm_prepare,
+     sgemm_launch, sgemm_release, NULL},
+    RUNG("v1_int32",         "textbook 16x16 smem tiles, one output per thread, int32 IMAD",
+         75, NULL, i8_v1_launch),
+    RUNG("v2_dp4a_smem",     "16x16 tiles of 64-byte k, one output per thread, __dp4a on words",
+         75, NULL, i8_v2_launch),
+    RUNG("v3_dp4a_regblock", "128x128 tile, 8x8 outputs per thread, k-major smem, LDS.128",
+         75, NULL, i8_v3_launch),
+    RUNG("v4_wmma_s8",       "WMMA s8 16x16x16, 128x128, k-slab smem, 4-stage cp.async",
+         80, i8_v4_prepare, i8_v4_launch),
+    RUNG("v5_mma_s8",        "mma.sync m16n8k32 + ldmatrix, swizzle, 128x256, dbuf fragments",
+         80, i8_v5_prepare, i8_v5_launch),
+};
+// clang-format on
+
+static const int bench_sizes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}};
+
+int main(int argc, char **argv)
+{
+    static const tc_gemm_chapter chapter = {
+        "07_int8_gemm",
+        "the INT8 GEMM ladder (int8 in, int32 out, exact): int32 multiply-add, __dp4a, "
+        "register-blocked __dp4a, WMMA s8, mma.sync m16n8k32",
+        variants,
+        (int)(sizeof variants / sizeof variants[0]),
+        "all",
+        4096,
+        4096,
+        4096,
+        bench_sizes,
+        (int)(sizeof bench_sizes / sizeof bench_sizes[0]),
+        NULL,
+        0,
+        75,
+        tc_cublas_chapter_init,
+        NULL,
+    };
+    return tc_gemm_main(argc, argv, &chapter);
+}
