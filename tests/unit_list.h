@@ -51,3 +51,11 @@ UNIT(tc_probe_recovers_parameter_sets)
 UNIT(tc_probe_recovers_naive_models)
 UNIT(tc_probe_sweep_realistic)
 UNIT(tc_probe_negative_controls)
+/* 07_correlator's layouts, reference and the arithmetic of its dp4a, IMMA and FP32 versions
+ * (07_int8_dp4a/correlator.h): tests/test_correlator.c */
+UNIT(corr_baseline_index_roundtrip)
+UNIT(corr_pack_layout)
+UNIT(corr_reference_matches_complex)
+UNIT(corr_dp4a_packing_model)
+UNIT(corr_imma_formulation_model)
+UNIT(corr_fp32_exactness_bound)
