@@ -117,7 +117,11 @@ constexpr int CC_RT = 4, CC_ST = 4; /* receivers per thread: rows, columns */
 constexpr int CC_SAMPLES = 8;       /* samples per staging thread and block */
 static_assert(CC_THREADS == (TILE_R / CC_RT) * (TILE_R / CC_ST), "one thread per 4x4 receivers");
 static_assert(CC_THREADS == TILE_R * (CORR_TB / CC_SAMPLES), "one staging thread per 8 samples");
-static_assert(CC_RT == 4 && CC_ST == 4, "whole baselines (2 stations x 2 pols) per thread side");
+constexpr int CC_TX = TILE_R / CC_ST; /* threads along a row of the tile: 16 */
+static_assert(CC_RT == 4 && CC_ST == 4,
+              "whole baselines (2 stations x 2 pols) per thread side; two float4/one uint4 loads");
+static_assert(CC_SAMPLES == 8, "a staging thread loads one 8-byte word pair of re and of im");
+static_assert(CORR_TB % CC_SAMPLES == 0, "staging threads split a time block evenly");
 
 /* samples 8h .. 8h+7 of receiver r, time block b: re bytes into *re, im bytes into *im */
 static __device__ __forceinline__ void load_raw(const int8_t *__restrict__ x, int R, int ntb, int c,
@@ -145,7 +149,7 @@ __global__ void __launch_bounds__(CC_THREADS, 2)
     __shared__ __align__(16) float2 xa[CORR_TB][TILE_R]; /* rows side: (re, im) per sample */
     __shared__ __align__(16) float2 xb[CORR_TB][TILE_R]; /* columns side */
     const int R = 2 * S, c = blockIdx.y, tid = threadIdx.x;
-    const int tx = tid % 16, ty = tid / 16, lr = tid % TILE_R, h = tid / TILE_R;
+    const int tx = tid % CC_TX, ty = tid / CC_TX, lr = tid % TILE_R, h = tid / TILE_R;
     int rbase, sbase;
     block_tile(&rbase, &sbase);
     uint2 a_re, a_im, b_re, b_im;
@@ -223,7 +227,7 @@ __global__ void __launch_bounds__(CC_THREADS, 2)
     __shared__ __align__(16) uint32_t wb[DP_PAIRS][TILE_R];  /* columns: w */
     __shared__ int colsum_part[CORR_TB / CC_SAMPLES][TILE_R];
     const int R = 2 * S, c = blockIdx.y, tid = threadIdx.x;
-    const int tx = tid % 16, ty = tid / 16, lr = tid % TILE_R, h = tid / TILE_R;
+    const int tx = tid % CC_TX, ty = tid / CC_TX, lr = tid % TILE_R, h = tid / TILE_R;
     int rbase, sbase;
     block_tile(&rbase, &sbase);
     uint2 a_re, a_im, b_re, b_im;
@@ -351,6 +355,8 @@ constexpr int IM_ROWS = 2 * TILE_R; /* smem rows per stage: A receivers, B recei
 constexpr int IM_CHUNKS = CORR_RECORD_BYTES / 16; /* 16-byte chunks per record: 4 */
 constexpr int IM_STAGE_BYTES = IM_ROWS * CORR_RECORD_BYTES;
 static_assert(MMA_K == CORR_TB, "one time block = one k-step");
+static_assert(TILE_R % IM_WARPS_R == 0 && TILE_R % IM_WARPS_S == 0, "warps split the tile");
+static_assert(IM_CHUNKS == 4, "64-byte records: the swizzle and the re/im chunk numbers 0,1 | 2,3");
 static_assert(IM_WARP_R % MMA_M == 0 && IM_WARP_S % (2 * MMA_N) == 0,
               "warp tile = whole m16 tiles and pairs of n8 tiles (one ldmatrix.x4 per pair)");
 static_assert((IM_ROWS * IM_CHUNKS) % IM_THREADS == 0, "every thread copies the same count");
