@@ -1,11 +1,13 @@
 # 07_int8_dp4a: data for the top-level Makefile (see "Adding a chapter" in README.md).
 # 8-bit integer dot products on CUDA cores (dp4a) and tensor cores (IMMA). Programs: the dp4a/dp2a
-# semantics, the int8 mma.sync unit tests and the throughput ceilings (07_dp4a_basics), and the
-# INT8 GEMM ladder (07_int8_gemm). dp4a needs sm_61, but sm_75 is the build floor of CUDA 13;
-# the variants that need sm_80 (cp.async, mma.m16n8k32) report skipped below it.
-$(d)_PROGS          := 07_dp4a_basics 07_int8_gemm
+# semantics, the int8 mma.sync unit tests and the throughput ceilings (07_dp4a_basics), the INT8
+# GEMM ladder (07_int8_gemm), and a radio-astronomy correlator in FP32, __dp4a and IMMA
+# (07_correlator). dp4a needs sm_61, but sm_75 is the build floor of CUDA 13; the variants that
+# need sm_80 (cp.async, mma.m16n8k32) report skipped below it.
+$(d)_PROGS          := 07_dp4a_basics 07_int8_gemm 07_correlator
 07_dp4a_basics_SRCS := dp4a_basics.c dp4a_basics.cu
 07_int8_gemm_SRCS   := main.c int8_gemm.cu
+07_correlator_SRCS  := correlator.c correlator.cu
 $(d)_LIBS           := -lcublasLt -lcublas
 $(d)_MIN_SM         := 75
 $(d)_ARCH           :=

@@ -63,3 +63,11 @@ UNIT(dp4a_model_hand_worked)
 UNIT(dp4a_model_edges_and_wraparound)
 UNIT(dp2a_model_hand_worked)
 UNIT(dp4a_model_matches_memory_order)
+/* 07_correlator's layouts, reference and the arithmetic of its dp4a, IMMA and FP32 versions
+ * (07_int8_dp4a/correlator.h): tests/test_correlator.c */
+UNIT(corr_baseline_index_roundtrip)
+UNIT(corr_pack_layout)
+UNIT(corr_reference_matches_complex)
+UNIT(corr_dp4a_packing_model)
+UNIT(corr_imma_formulation_model)
+UNIT(corr_fp32_exactness_bound)
