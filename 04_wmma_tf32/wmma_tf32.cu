@@ -628,8 +628,8 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
                     load_fragments<T>(a[nxt], b[nxt], sA + s1 * T::A_STAGE, sB + s1 * T::B_STAGE,
                                       warp_m, warp_n, 0);
             } else {
-                load_fragments<T>(a[nxt], b[nxt], sA + s * T::A_STAGE, sB + s * T::B_STAGE,
-                                  warp_m, warp_n, (ks + 1) * WMMA_K);
+                load_fragments<T>(a[nxt], b[nxt], sA + s * T::A_STAGE, sB + s * T::B_STAGE, warp_m,
+                                  warp_n, (ks + 1) * WMMA_K);
             }
             warp_tile_mma_step<T>(acc, a[cur], b[cur]);
         }
