@@ -10,11 +10,13 @@
  *
  * Problem and layout (every variant)
  *   C = alpha * A * B + beta * C, A M x K row-major (lda), B K x N row-major (ldb), C M x N
- *   row-major (ldc), all f32 in memory. beta == 0 never reads C. The kernels convert what they
- *   load with wmma::__float_to_tf32 (cvt.rna.tf32.f32: to nearest, ties away from zero), so any
- *   f32 data is correct input; the test driver checks v1..v4 against a reference built from the
- *   same data rounded that way on the host (precision row "tf32"), so the conversion in the
- *   kernel is tested too. v5 is checked against the f32 data.
+ *   row-major (ldc), all f32 in memory. beta == 0 never reads C. The kernels convert their inputs
+ *   with wmma::__float_to_tf32 (cvt.rna.tf32.f32: to nearest, ties away from zero), so any f32
+ *   data is correct input: v1 every fragment element it loads (round_to_tf32), v2..v4 every
+ *   element once, in shared memory (round_stage), v5 in its split. The test driver checks
+ *   v1..v4 against a reference built from the same data rounded that way on the host (precision
+ *   row "tf32"), so the conversion in the kernel is tested too. v5 is checked against the f32
+ *   data.
  *   v1 needs M, N multiples of 16 and K a multiple of 8 (it loads fragments straight from global
  *   memory, and a fragment is always a whole 16x8 or 8x16 tile), 32-byte aligned matrices and
  *   leading dimensions multiples of 4 (tf32_v1_prepare skips other layouts); v2..v5 take any
@@ -45,22 +47,31 @@
  *                bank: TF32 fragments are loaded element by element (4-byte loads, no ldmatrix),
  *                an A fragment reads 8 rows x 4 columns at once (rows 4 banks apart: 36 floats a
  *                row), a B fragment 4 rows x 8 columns (rows 8 banks apart: 72 floats a row).
- *                Loads are synchronous: global -> registers -> shared, then a barrier.
+ *                Loads are synchronous: global -> registers -> shared; each thread then rounds
+ *                the chunks it stored to TF32 in place (round_stage), then a barrier.
  *   v3_pipeline  cp.async (sm_80) copies global -> shared without registers, and a 3-stage ring
  *                keeps k-tiles t+1 and t+2 in flight while the tensor cores work on tile t: one
  *                barrier per k-tile, and the loads no longer stall the mmas. The block tile grows
  *                to 128x128 and the warp tile to 64x32 (4x2 fragments), so a fragment load feeds
  *                more mmas; k-tiles are 16 floats deep (64-byte rows, chapter 03's 32 halves),
- *                and at 55.5 KiB and at most 128 registers (124 with CUDA 13.0) two blocks
- *                share an SM. The fastest rung on an H200: 88.7 TFLOP/s at 8192^3, 21.5% of
- *                cuBLAS TF32 (the README says what limits it).
+ *                and at 55.5 KiB and at most 128 registers (120 with CUDA 13.0) two blocks
+ *                share an SM. Each thread rounds its own chunks of a stage to TF32 once they
+ *                have landed, before the barrier that publishes the stage. On an H200 (commit
+ *                863d21a, 8192^3): 86.1 TFLOP/s, 21.7% of cuBLAS TF32. It was the fastest rung
+ *                (88.7) while the rounding was done in every warp's fragments (41ed594); moving
+ *                it into shared memory removed 7% of its instructions and did not make it
+ *                faster (the README says what limits it).
  *   v4_dbuf      Fragments double-buffered in registers, as chapter 03's v5: while the tensor
  *                cores multiply one set of fragments, the next k-step's set is loaded, and the
  *                barrier for k-tile t+1 moves before the last k-step of t. A 64x64 warp tile
  *                (16 mma_syncs per 8 fragment loads) in a 128x256 block tile, 3 stages of
  *                16-deep k-tiles, blocks grouped by 8 block-rows for L2 reuse; 255 registers
- *                and a 28-byte spill on sm_90 (CUDA 13.0), one block per SM. On an H200 it is
- *                slower than v3 (82.1 against 88.7 TFLOP/s at 8192^3): 8 warps per SM to v3's 16.
+ *                and a 4-byte spill (20 bytes of reloads, none in the k-tile loop) on sm_90
+ *                (CUDA 13.0), one block per SM. Stage t+1 is rounded to TF32 in the last k-step
+ *                of t, before the early barrier (on sm_90 ptxas interleaves it with mmas). The
+ *                fastest rung on an H200 (commit 863d21a, 8192^3): 88.5 TFLOP/s, 22.3% of
+ *                cuBLAS TF32, with 8 warps per SM to v3's 16 (82.1 at 41ed594, when it rounded
+ *                in its fragments).
  *   v5_3xtf32    3xTF32 on v3's pipeline. Each f32 input is split into two TF32 values,
  *                big = tf32(x) and small = tf32(x - big) (x - big is exact in f32), so
  *                x = big + small + r with |small| <= 2^-11 |x| and |r| <= 2^-23 |x|: together
@@ -85,9 +96,9 @@
  *                accumulators (64 more registers for a 64x32 warp tile): 228 registers on
  *                sm_90 (CUDA 13.0), one block per SM, 5 stages to keep the loads ahead. Three
  *                times v3's mmas; the aim is to beat FP32 on the CUDA cores at FP32's accuracy.
- *                Measured on an H200 (commit 41ed594, 8192^3): the accuracy is there (relative
- *                error 4.45e-7, the SGEMM's 1.61e-6), the speed is not yet (38.5 TFLOP/s,
- *                0.75x cuBLAS FP32).
+ *                Measured on an H200 (8192^3): the accuracy is there (relative error 4.45e-7,
+ *                the SGEMM's 1.61e-6, seed 1), the speed is not yet (38.8 TFLOP/s, 0.76x
+ *                cuBLAS FP32, commit 863d21a).
  */
 #include "wmma_tf32.h"
 
@@ -112,7 +123,9 @@ typedef wmma::fragment<wmma::accumulator, WMMA_M, WMMA_N, WMMA_K, float> acc_fra
 
 /* load_matrix_sync of a TF32 fragment loads the f32 bits as they are; the tensor core would
  * ignore (truncate) the 13 low mantissa bits. Rounding every element first makes the input
- * error a proper rounding (at most half a TF32 ulp, 2^-11 relative) instead of a truncation. */
+ * error a proper rounding (at most half a TF32 ulp, 2^-11 relative) instead of a truncation.
+ * Only v1 rounds its fragments (it loads them from global memory); v2..v4 round each element
+ * once in shared memory (round_own_chunks_tf32), and their fragments arrive as TF32. */
 template <class Frag> __device__ __forceinline__ void round_to_tf32(Frag &f)
 {
 #pragma unroll
@@ -174,7 +187,10 @@ template <class Frag> __device__ __forceinline__ void split_tf32(Frag &big, Frag
  * complete and visible to it without a barrier; the barrier that follows publishes the rounded
  * tile. Every element is rounded once per block instead of once per warp that loads it into a
  * fragment (4 warps read each element of an A tile in v3 and v4, 2 each element of a B tile), and
- * the fragment loads that follow need no conversion. */
+ * the fragment loads that follow need no conversion. The stored value must be the exact TF32
+ * value, so on sm_90 each element costs three instructions (the two of a rounding in registers
+ * plus a mask of the 13 low bits). On an H200 this made v4 about 8% faster and v2, v3 no faster
+ * than rounding in the fragments (the README, Part 3 (d)). */
 template <int ROWS, int COLS, int THREADS, int SROW>
 __device__ __forceinline__ void round_own_chunks_tf32(float *s)
 {
@@ -612,8 +628,8 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
                     load_fragments<T>(a[nxt], b[nxt], sA + s1 * T::A_STAGE, sB + s1 * T::B_STAGE,
                                       warp_m, warp_n, 0);
             } else {
-                load_fragments<T>(a[nxt], b[nxt], sA + s * T::A_STAGE, sB + s * T::B_STAGE,
-                                  warp_m, warp_n, (ks + 1) * WMMA_K);
+                load_fragments<T>(a[nxt], b[nxt], sA + s * T::A_STAGE, sB + s * T::B_STAGE, warp_m,
+                                  warp_n, (ks + 1) * WMMA_K);
             }
             warp_tile_mma_step<T>(acc, a[cur], b[cur]);
         }

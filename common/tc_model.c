@@ -264,9 +264,10 @@ typedef struct {
 } rounded_t;
 
 /* Rounds the accumulator to p significant bits with exponent range [emin, emax] (normal leads)
- * and subnormals below emin. zero_neg: the sign of an exact zero. */
+ * and subnormals below emin. zero_neg: the sign of an exact zero; tiny_pos: a non-zero value
+ * rounded to zero gives +0 (TC_TINY_POS) instead of keeping its sign. */
 static rounded_t acc_round_generic(const acc_t *acc_in, int p, int emin, int emax, tc_round mode,
-                                   int zero_neg)
+                                   int zero_neg, int tiny_pos)
 {
     rounded_t r = {TC_ZERO, zero_neg, 0, 0};
     acc_t mag = *acc_in;
@@ -289,7 +290,10 @@ static rounded_t acc_round_generic(const acc_t *acc_in, int p, int emin, int ema
     }
     m += (uint64_t)round_up(mode, neg, (int)(m & 1u), rb, st);
     if (m >> p) m >>= 1, q++;
-    if (m == 0) return r; /* a tiny value rounded to zero keeps its sign */
+    if (m == 0) { /* a tiny value rounded to zero: its sign (IEEE), or +0 */
+        r.neg = neg && !tiny_pos;
+        return r;
+    }
     const int lead = q + bitlen64(m) - 1;
     if (lead > emax) {
         r.cls = TC_INF; /* overflow: the caller decides inf or the largest finite */
@@ -318,10 +322,10 @@ static uint32_t pack_rounded(tc_fmt f, rounded_t r, tc_round mode, int flush_sub
 }
 
 static uint32_t acc_round_fmt(const acc_t *acc, tc_fmt f, tc_round mode, int flush_sub, int ovf_inf,
-                              int zero_neg)
+                              int zero_neg, int tiny_pos)
 {
     const tc_fmt_info *fi = &fmt_table[f];
-    rounded_t r = acc_round_generic(acc, fi->p, fi->emin, fi->emax, mode, zero_neg);
+    rounded_t r = acc_round_generic(acc, fi->p, fi->emin, fi->emax, mode, zero_neg, tiny_pos);
     return pack_rounded(f, r, mode, flush_sub, ovf_inf);
 }
 
@@ -422,16 +426,17 @@ static uint32_t finish(const tc_model_params *p, tc_class cls, const acc_t *acc,
 {
     if (cls == TC_NAN) return tc_fmt_nan_bits(f);
     if (cls == TC_INF) return fmt_inf_bits(f, inf_neg);
-    const int flush = p->sub_out == TC_SUB_FLUSH;
+    const int flush = p->sub_out == TC_SUB_FLUSH, tiny_pos = p->tiny_zero == TC_TINY_POS;
     if (!via_f32 || f != TC_FMT_F16)
-        return acc_round_fmt(acc, f, mode, flush, p->ovf_inf, zero_neg);
-    const uint32_t w = acc_round_fmt(acc, TC_FMT_F32, p->chain_round, flush, p->ovf_inf, zero_neg);
+        return acc_round_fmt(acc, f, mode, flush, p->ovf_inf, zero_neg, tiny_pos);
+    const uint32_t w =
+        acc_round_fmt(acc, TC_FMT_F32, p->chain_round, flush, p->ovf_inf, zero_neg, tiny_pos);
     const tc_unpacked u = tc_fmt_decode(TC_FMT_F32, w);
     if (u.cls == TC_INF) return fmt_inf_bits(f, u.neg);
     acc_t a2;
     memset(&a2, 0, sizeof a2);
     if (u.cls == TC_FINITE) acc_add(&a2, u.neg, u.m, u.e);
-    return acc_round_fmt(&a2, f, mode, flush, p->ovf_inf, u.neg);
+    return acc_round_fmt(&a2, f, mode, flush, p->ovf_inf, u.neg, tiny_pos);
 }
 
 enum { MAX_K = 64 };
@@ -521,7 +526,7 @@ double tc_exact_dot(tc_fmt in, tc_fmt out, const uint32_t *a, const uint32_t *b,
     }
     if (nan || (pinf && ninf)) return NAN;
     if (pinf || ninf) return ninf ? -INFINITY : INFINITY;
-    rounded_t r = acc_round_generic(&acc, 53, -1022, 1023, TC_RNE, 0);
+    rounded_t r = acc_round_generic(&acc, 53, -1022, 1023, TC_RNE, 0, 0);
     if (r.cls == TC_ZERO) return 0.0;
     if (r.cls == TC_INF) return r.neg ? -INFINITY : INFINITY;
     const double v = ldexp((double)r.m, r.q); /* exact: m < 2^53 */
@@ -549,6 +554,7 @@ void tc_model_params_default(tc_model_params *p, tc_fmt in, tc_fmt out, int k)
     p->c_round = TC_RNE;
     p->sub_in = p->sub_c = p->sub_out = TC_SUB_KEEP;
     p->ovf_inf = 0;
+    p->tiny_zero = TC_TINY_SIGNED;
 }
 
 void tc_model_params_fma_chain(tc_model_params *p, tc_fmt in, tc_fmt out, int k)
@@ -587,6 +593,8 @@ const char *tc_model_params_check(const tc_model_params *p)
     if ((unsigned)p->align_round >= TC_ROUND_COUNT || (unsigned)p->chain_round >= TC_ROUND_COUNT ||
         (unsigned)p->out_round >= TC_ROUND_COUNT || (unsigned)p->c_round >= TC_ROUND_COUNT)
         return "unknown rounding mode";
+    if (p->tiny_zero != TC_TINY_SIGNED && p->tiny_zero != TC_TINY_POS)
+        return "tiny_zero must be TC_TINY_SIGNED or TC_TINY_POS";
     return 0;
 }
 
@@ -599,7 +607,7 @@ int tc_model_params_equal(const tc_model_params *x, const tc_model_params *y)
            x->out_round == y->out_round && x->out_via_f32 == y->out_via_f32 &&
            x->sub_in == y->sub_in && x->sub_c == y->sub_c && x->sub_out == y->sub_out &&
            x->ovf_inf == y->ovf_inf && x->interleave == y->interleave && x->c_after == y->c_after &&
-           (!x->c_after || x->c_round == y->c_round);
+           (!x->c_after || x->c_round == y->c_round) && x->tiny_zero == y->tiny_zero;
 }
 
 void tc_model_params_format(const tc_model_params *p, char *buf, int size)
@@ -613,14 +621,15 @@ void tc_model_params_format(const tc_model_params *p, char *buf, int size)
     if (p->c_after) snprintf(cafter, sizeof cafter, " c=after(%s)", tc_round_name(p->c_round));
     snprintf(buf, (size_t)size,
              "%s->%s k%d block %d%s F %s ref=%s align=%s chain=%s(%s,%s) out=%s%s%s "
-             "sub(in,c,out)=%s,%s,%s ovf=%s",
+             "sub(in,c,out)=%s,%s,%s ovf=%s%s",
              fmt_table[p->in].name, fmt_table[p->out].name, p->k, p->block, inter, fbits,
              p->align_ref == TC_REF_EXP_SUM ? "exp-sum" : "value", tc_round_name(p->align_round),
              p->chain == TC_CHAIN_FUSED ? "fused" : "add", fmt_table[p->chain_fmt].name,
              tc_round_name(p->chain_round), tc_round_name(p->out_round),
              p->out_via_f32 ? " via-f32" : "", cafter, p->sub_in == TC_SUB_KEEP ? "keep" : "flush",
              p->sub_c == TC_SUB_KEEP ? "keep" : "flush",
-             p->sub_out == TC_SUB_KEEP ? "keep" : "flush", p->ovf_inf ? "inf" : "ieee");
+             p->sub_out == TC_SUB_KEEP ? "keep" : "flush", p->ovf_inf ? "inf" : "ieee",
+             p->tiny_zero == TC_TINY_POS ? " tiny=+0" : "");
 }
 
 static const char *fmt_enum(tc_fmt f)
@@ -644,14 +653,15 @@ void tc_model_params_print_c(const tc_model_params *p, const char *name, FILE *f
             "    .align_ref = %s, .align_round = %s,\n"
             "    .chain = %s, .chain_fmt = %s, .chain_round = %s,\n"
             "    .out_round = %s, .out_via_f32 = %d, .c_after = %d, .c_round = %s,\n"
-            "    .sub_in = %s, .sub_c = %s, .sub_out = %s, .ovf_inf = %d};\n",
+            "    .sub_in = %s, .sub_c = %s, .sub_out = %s, .ovf_inf = %d%s};\n",
             name, fmt_enum(p->in), fmt_enum(p->out), p->k, p->block, p->interleave, fbits,
             p->align_ref == TC_REF_EXP_SUM ? "TC_REF_EXP_SUM" : "TC_REF_VALUE", rn[p->align_round],
             p->chain == TC_CHAIN_FUSED ? "TC_CHAIN_FUSED" : "TC_CHAIN_ADD", fmt_enum(p->chain_fmt),
             rn[p->chain_round], rn[p->out_round], p->out_via_f32, p->c_after, rn[p->c_round],
             p->sub_in == TC_SUB_KEEP ? "TC_SUB_KEEP" : "TC_SUB_FLUSH",
             p->sub_c == TC_SUB_KEEP ? "TC_SUB_KEEP" : "TC_SUB_FLUSH",
-            p->sub_out == TC_SUB_KEEP ? "TC_SUB_KEEP" : "TC_SUB_FLUSH", p->ovf_inf);
+            p->sub_out == TC_SUB_KEEP ? "TC_SUB_KEEP" : "TC_SUB_FLUSH", p->ovf_inf,
+            p->tiny_zero == TC_TINY_POS ? ",\n    .tiny_zero = TC_TINY_POS" : "");
 }
 
 /* ---- random inputs ------------------------------------------------------------------------- */

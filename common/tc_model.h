@@ -32,6 +32,17 @@
  *      accumulator, and c is added to the last block's result at the end, with one addition
  *      rounded to the output format by `c_round`. (What ptxas makes of FP8 mma.sync on sm_90:
  *      two f16 mma from zero, then an FADD or HADD2 of c; see chapter 08's README.)
+ *   6. `tiny_zero`: the sign of a zero that a rounding makes from a non-zero sum (one too small
+ *      for the smallest subnormal; only a negative one shows it, and RD never makes a zero of
+ *      it). TC_TINY_SIGNED is IEEE 754: the zero keeps the sum's sign. TC_TINY_POS gives +0, what
+ *      a datapath does that rounds the fixed-point sum before it takes the sign from it (a
+ *      negative sum rounded to zero is all zero bits), or that has one encoding for a zero
+ *      significand. It applies to every rounding of a sum in the model: block results (to
+ *      chain_fmt), the last block (to out, and to f32 first with out_via_f32), the add chain's
+ *      additions and c after the blocks, because one normaliser does them all (in the FP8
+ *      emulation on sm_90 block 0's rounding is an f16 mma's final one). An exact zero from
+ *      non-zero terms keeps IEEE's rule (+0, -0 under RD); a flushed subnormal result keeps its
+ *      sign.
  *
  *   Blocks of 16 in k = 32, contiguous (interleave 0) and in runs of 2 (interleave 2), with
  *   c after them:
@@ -131,6 +142,8 @@ typedef enum {
 
 typedef enum { TC_CHAIN_FUSED, TC_CHAIN_ADD } tc_chain;
 typedef enum { TC_SUB_KEEP, TC_SUB_FLUSH } tc_sub;
+/* the sign of a non-zero sum rounded to zero: IEEE's (the sum's), or always +0 */
+typedef enum { TC_TINY_SIGNED, TC_TINY_POS } tc_tiny_zero;
 
 typedef struct {
     tc_fmt in, out; /* out: TC_FMT_F32 or TC_FMT_F16 */
@@ -152,6 +165,7 @@ typedef struct {
     tc_sub sub_c;         /* subnormal c */
     tc_sub sub_out;       /* a subnormal result (after rounding) becomes a zero */
     int ovf_inf; /* 1: an overflow always gives inf; 0: IEEE (RZ gives the largest finite) */
+    tc_tiny_zero tiny_zero; /* a non-zero sum rounded to zero: its sign (IEEE), or +0 */
 } tc_model_params;
 
 /* The naive models the chapter compares against (both keep subnormals; IEEE overflow):
@@ -169,9 +183,11 @@ int tc_model_block_of(const tc_model_params *p, int i);
 const char *tc_model_params_check(const tc_model_params *p);
 int tc_model_params_equal(const tc_model_params *x, const tc_model_params *y);
 /* One line: "f16->f32 k16 block 8 F 26 ref=exp-sum align=RZ chain=fused(f32,RZ) out=RZ ...";
- * "interleave g" after the block and "c=after(RNE)" after out= only when they are set. */
+ * "interleave g" after the block, "c=after(RNE)" after out= and "tiny=+0" at the end only when
+ * they are set. */
 void tc_model_params_format(const tc_model_params *p, char *buf, int size);
-/* The C initialiser of p, to paste into a test or a program */
+/* The C initialiser of p, to paste into a test or a program (.tiny_zero only when it is not the
+ * default, so that the lines printed before the field existed stay the same) */
 void tc_model_params_print_c(const tc_model_params *p, const char *name, FILE *f);
 
 /* ---- the model ---------------------------------------------------------------------------- */

@@ -34,12 +34,19 @@
  *   chain round the same in block 0 (f32 output). With c after the blocks the same vectors show
  *               c's rounding, and 2^E + 2^E + k 2^(E+1-P) as three products of the last block
  *               (of block 0) the output (chain) rounding
+ *   tiny zero   a negative sum of a quarter of the output's smallest subnormal, t = 2^(s-2): -t
+ *               alone in the last block; 2^s - 1.5 2^(s-1) - 2^(s-1) there (the largest addend
+ *               positive); -t alone in block 0 (two blocks or more). Once with c and the other
+ *               products +0, once with them -0 (c after the blocks adds c to the zero). The model
+ *               with either sign of a rounded-to-zero sum predicts each answer: the one that
+ *               predicts all of them decides, once the roundings are known (else: elimination)
  *   elimination every combination of the fields still undecided (output and chain rounding,
  *               overflow, subnormal c and results, block, f16 chain format and pre-rounding; c
- *               first or after, the chain and c's rounding when the probes above could not
- *               tell) predicts crafted overflows, carries, f16 ties, long sums and random dot
- *               products with the model; the survivors decide. F not cut within reach: larger
- *               F (with alignment exponent and rounding) against exact, the same way
+ *               first or after, the chain and c's rounding, the sign of a tiny zero when the
+ *               probes above could not tell) predicts crafted overflows, carries, f16 ties,
+ *               the tiny sums, long sums and random dot products with the model; the
+ *               survivors decide. F not cut within reach: larger F (with alignment exponent and
+ *               rounding) against exact, the same way
  *   tf32        operands with low bits set (on a, on b, ties, negative): reported, any answer
  *   monotone    c one ulp below 2^E and c = 2^E with the same small products
  */
@@ -95,6 +102,7 @@ typedef struct {
     int n0;
     int c_open;     /* c is never cut: added before the blocks (TC_CHAIN_ADD) or after them */
     int chain_open; /* c after the blocks: how the blocks chain is not decided yet */
+    int tz_open;    /* tiny_zero shows in the tiny sums, but the roundings were not all known */
     int n;          /* dots in the batch */
     uint32_t *a, *b, *c, *d;
 } probe_ctx;
@@ -990,26 +998,110 @@ static void probe_rounding(probe_ctx *x)
     }
 }
 
+/* ---- 10b. the sign of a tiny sum rounded to zero ------------------------------------------
+ * The dots of the tiny-zero probe, appended to the batch: t = 2^(s-2), a quarter of the output's
+ * smallest subnormal 2^s, so that every rounding but RD makes a zero of -t. -t alone in the last
+ * block; 2^s - 1.5 2^(s-1) - 2^(s-1) = -t there, whose largest addend is positive (a zero that
+ * took the sign of the largest addend, not of the sum, shows as a mismatch); -t alone in block 0,
+ * whose zero enters the next block (two blocks or more). Each once with c and every other product
+ * +0 and once with them -0: with c after the blocks, c = -0 is what lets the blocks' zero show
+ * (-0 + -0 = -0, +0 + -0 = +0), and -0 products keep a zero block from turning a -0 into +0.
+ * A dot a format cannot make is left out (FP8 or f16 products never reach below f32's range). */
+static void tiny_batch(probe_ctx *x)
+{
+    const int s = x->fo->emin - x->fo->frac_bits, k = x->k;
+    const int nblocks = x->k / x->r->fit.block;
+    const uint32_t a_neg0 = 1u << (x->fi->storage_bits - 1);
+    const uint32_t c_neg0 = 1u << (x->fo->storage_bits - 1);
+    for (int zneg = 0; zneg < 2; zneg++)
+        for (int v = 0; v < 3; v++) {
+            if (v == 2 && nblocks < 2) continue;
+            const int i = bt_new(x);
+            if (i < 0) return;
+            if (zneg) {
+                x->c[i] = c_neg0;
+                for (int l = 0; l < k; l++) x->a[(size_t)i * k + l] = a_neg0; /* -0 * +0 */
+            }
+            int ok;
+            if (v == 0)
+                ok = set_prod(x, i, at_last(x, 0), 1, 1, s - 2);
+            else if (v == 1)
+                ok = set_prod(x, i, at_last(x, 0), 0, 1, s) &&
+                     set_prod(x, i, at_last(x, 1), 1, 3, s - 2) &&
+                     set_prod(x, i, at_last(x, 2), 1, 1, s - 1);
+            else
+                ok = set_prod(x, i, at0(x, 0), 1, 1, s - 2);
+            if (!ok) x->n--;
+        }
+}
+
+/* The tiny sums against the fitted model with either tiny_zero: no difference in the
+ * predictions, not observable (the inputs cannot make such a sum, or RD rounds it away from
+ * zero); one of them predicts every answer, decided, provided the roundings that make and carry
+ * the zero are known (else the elimination decides, with these dots in its batch); neither, a
+ * problem (or the elimination, when the roundings are not known). */
+static void probe_tiny_zero(probe_ctx *x)
+{
+    tc_probe_report *r = x->r;
+    tc_model_params *f = &r->fit;
+    bt_reset(x);
+    tiny_batch(x);
+    if (!x->n) return;
+    bt_run(x);
+    int differ = 0, fits[2] = {1, 1};
+    char got[160] = "";
+    for (int i = 0; i < x->n; i++) {
+        const uint32_t *a = x->a + (size_t)i * x->k, *b = x->b + (size_t)i * x->k;
+        uint32_t pred[2];
+        for (int tz = 0; tz < 2; tz++) {
+            tc_model_params cand = *f;
+            cand.tiny_zero = (tc_tiny_zero)tz;
+            pred[tz] = tc_model_dot(&cand, a, b, x->k, x->c[i]);
+            fits[tz] &= pred[tz] == x->d[i];
+        }
+        differ |= pred[0] != pred[1];
+        const size_t len = strlen(got);
+        snprintf(got + len, sizeof got - len, "%s%g", i ? ", " : "",
+                 tc_fmt_to_double(x->box->out, x->d[i]));
+    }
+    if (!differ) return; /* not observable: the default stays */
+    const int known = r->obs_out_round && (f->block == x->k || r->obs_chain_round) &&
+                      (!f->c_after || r->obs_c_round) && !x->c_open && !x->chain_open;
+    if (known && fits[0] != fits[1]) {
+        f->tiny_zero = fits[1] ? TC_TINY_POS : TC_TINY_SIGNED;
+        r->obs_tiny_zero = TC_OBS_YES;
+    } else if (known && !fits[0]) {
+        problem(x,
+                "tiny negative sums rounded to zero gave %s: neither IEEE's sign nor always +0 "
+                "predicts them",
+                got);
+    } else {
+        x->tz_open = 1;
+    }
+}
+
 /* ---- 11. what the crafted probes could not isolate: elimination ---------------------------
  * The fields still undecided (the output and chain rounding when no sum is long enough to show
  * them directly, overflow, subnormal results, and for f16 outputs the chain format and the
- * pre-rounding to f32) take every combination of values; each combination predicts the box's
- * answer on a batch of dot products (crafted overflows and f16 ties, then random ones of every
- * distribution) with the model, and only the combinations that predict every answer survive.
- * A field on which all survivors agree is decided; otherwise the simplest survivor is taken
- * (those differ only on inputs the batch did not reach). */
+ * pre-rounding to f32; the sign of a tiny zero when the roundings were not known) take every
+ * combination of values; each combination predicts the box's answer on a batch of dot products
+ * (crafted overflows, tiny sums and f16 ties, then random ones of every distribution) with the
+ * model, and only the combinations that predict every answer survive. A field on which all
+ * survivors agree is decided; otherwise the simplest survivor is taken (those differ only on
+ * inputs the batch did not reach). */
 static int simplicity(const tc_model_params *c, const tc_model_params *d)
 {
     return 16 * (c->chain_round == c->out_round) + 8 * (c->out_round == d->out_round) +
            4 * (c->chain_fmt == TC_FMT_F32) + 2 * (c->out_via_f32 == 0) + (c->ovf_inf == 0) +
            (c->sub_out == TC_SUB_KEEP) + (c->sub_c == TC_SUB_KEEP) + (c->c_after == 0) +
-           (c->c_round == TC_RNE);
+           (c->c_round == TC_RNE) + (c->tiny_zero == TC_TINY_SIGNED);
 }
 
 enum { N_ELIM_MAX = 2048, ELIM_ROUNDS = 3 };
 
-/* The elimination batch of round `round`: crafted overflows, carries and f16 ties, sums that
- * fill the kept bits (so that the roundings act), then random dot products. */
+/* The elimination batch of round `round`: the tiny sums (only while tiny_zero is open), crafted
+ * overflows, carries and f16 ties, sums that fill the kept bits (so that the roundings act), then
+ * random dot products. */
 static void elimination_batch(probe_ctx *x, int round)
 {
     const tc_model_params *f = &x->r->fit;
@@ -1017,6 +1109,7 @@ static void elimination_batch(probe_ctx *x, int round)
     tc_rng rng;
     tc_rng_seed(&rng, 0x08e11u + 7919u * (uint64_t)round);
     bt_reset(x);
+    if (x->tz_open) tiny_batch(x); /* only then: the batch stays what it was for the rest */
     /* overflow: +-(2^emax + 2^emax) in the last block, and in block 0 */
     const int t = x->fo->emax;
     for (int neg = 0; neg < 2 && t <= x->p_hi; neg++)
@@ -1194,7 +1287,7 @@ static void probe_elimination(probe_ctx *x)
     const int f16 = x->box->out == TC_FMT_F16, k = x->k;
     /* the dimensions, outermost first; the block varies fastest of the original seven, and c
      * after the blocks, the chain and c's rounding only when the crafted probes left them open */
-    enum { D_OR, D_CR, D_OV, D_SUB, D_CF, D_VIA, D_BL, D_CA, D_CH, D_CRO, ND };
+    enum { D_OR, D_CR, D_OV, D_SUB, D_CF, D_VIA, D_BL, D_CA, D_CH, D_CRO, D_TZ, ND };
     int n[ND];
     const int n_so = r->obs_sub_out ? 1 : 2, n_sc = r->obs_sub_c ? 1 : 2;
     n[D_OR] = r->obs_out_round ? 1 : TC_ROUND_COUNT;
@@ -1206,6 +1299,7 @@ static void probe_elimination(probe_ctx *x)
     n[D_CA] = x->c_open ? 2 : 1;
     n[D_CH] = x->chain_open || x->c_open ? 2 : 1;
     n[D_CRO] = (f->c_after || x->c_open) && !r->obs_c_round ? TC_ROUND_COUNT : 1;
+    n[D_TZ] = x->tz_open ? 2 : 1;
     int blocks[8];
     n[D_BL] = 0;
     if (r->obs_block)
@@ -1246,6 +1340,7 @@ static void probe_elimination(probe_ctx *x)
         if (n[D_CA] > 1) c.c_after = v[D_CA];
         if (n[D_CH] > 1) c.chain = v[D_CH] ? TC_CHAIN_ADD : TC_CHAIN_FUSED;
         if (n[D_CRO] > 1) c.c_round = (tc_round)v[D_CRO];
+        if (n[D_TZ] > 1) c.tiny_zero = (tc_tiny_zero)v[D_TZ];
         /* an undecided c is added first (TC_CHAIN_ADD) or after the blocks (either chain) */
         if (x->c_open && !c.c_after && c.chain != TC_CHAIN_ADD) continue;
         if (!c.c_after && n[D_CRO] > 1 && c.c_round != TC_RNE) continue;
@@ -1267,7 +1362,7 @@ static void probe_elimination(probe_ctx *x)
         if (alive[j] && (pick < 0 || simplicity(&cand[j], f) > simplicity(&cand[pick], f)))
             pick = j;
     int s_or = 1, s_cr = 1, s_ov = 1, s_so = 1, s_sc = 1, s_cf = 1, s_via = 1, s_bl = 1;
-    int s_ca = 1, s_ch = 1, s_cro = 1;
+    int s_ca = 1, s_ch = 1, s_cro = 1, s_tz = 1;
     for (int j = 0; j < nc; j++) {
         if (!alive[j]) continue;
         s_or &= cand[j].out_round == cand[pick].out_round;
@@ -1281,6 +1376,7 @@ static void probe_elimination(probe_ctx *x)
         s_ca &= cand[j].c_after == cand[pick].c_after;
         s_ch &= cand[j].chain == cand[pick].chain;
         s_cro &= cand[j].c_round == cand[pick].c_round;
+        s_tz &= cand[j].tiny_zero == cand[pick].tiny_zero;
     }
     *f = cand[pick];
     r->obs_out_round |= n[D_OR] > 1 && s_or;
@@ -1293,6 +1389,7 @@ static void probe_elimination(probe_ctx *x)
     r->obs_block |= n[D_BL] > 1 && s_bl;
     r->obs_chain |= (n[D_CA] > 1 || n[D_CH] > 1) && s_ca && s_ch;
     r->obs_c_round |= n[D_CRO] > 1 && s_cro;
+    r->obs_tiny_zero |= n[D_TZ] > 1 && s_tz;
     refine_frac(x);
     free(cand);
     free(alive);
@@ -1454,6 +1551,7 @@ int tc_probe_run(tc_box *box, tc_probe_report *r)
         probe_inside(&x);
         probe_products(&x);
         probe_rounding(&x);
+        probe_tiny_zero(&x);
         probe_elimination(&x);
         probe_tf32(&x);
         probe_monotone(&x);
@@ -1550,6 +1648,9 @@ void tc_probe_print(const tc_probe_report *r, FILE *f)
             p->sub_out == TC_SUB_KEEP ? "kept" : "flushed to 0", seen(r->obs_sub_out));
     fprintf(f, "  %-40s %s%s\n", "overflow",
             p->ovf_inf ? "always inf" : "IEEE (by the rounding mode)", seen(r->obs_ovf));
+    fprintf(f, "  %-40s %s%s\n", "a negative sum rounded to zero",
+            p->tiny_zero == TC_TINY_POS ? "+0" : "-0 (IEEE: the sum's sign)",
+            seen(r->obs_tiny_zero));
     if (r->tf32_low >= 0) {
         static const char *const tf32_what[5] = {
             "ignored (truncated)", "rounded to nearest, ties to even",

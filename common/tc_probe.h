@@ -56,7 +56,8 @@ typedef struct {
                      to nearest even, 2 to nearest away, 3 used, 4 none of these; -1 not tf32 */
     /* TC_OBS_YES when the probes decided the field of fit; TC_OBS_NOT: the default stayed */
     int obs_block, obs_frac, obs_ref, obs_align_round, obs_chain, obs_out_round, obs_chain_round,
-        obs_chain_fmt, obs_via_f32, obs_sub_in, obs_sub_c, obs_sub_out, obs_ovf, obs_c_round;
+        obs_chain_fmt, obs_via_f32, obs_sub_in, obs_sub_c, obs_sub_out, obs_ovf, obs_c_round,
+        obs_tiny_zero;
     /* monotonicity in c: 1 no violation on the crafted family, 0 violated, -1 not tested */
     int monotone;
     uint32_t mono_c_lo, mono_c_hi, mono_d_lo, mono_d_hi; /* the two c and their results */

@@ -17,7 +17,11 @@
  *   - the probes recover the four FP8 emulation parameter sets exactly, and fit random members
  *     with the new fields (interleaved blocks, c after the blocks);
  *   - the fitted emulation reproduces the H200's first mismatching FP8 dot products bit for bit,
- *     and the zero/non-zero pattern of its block diagnostic.
+ *     and the zero/non-zero pattern of its block diagnostic;
+ *   - tiny_zero (the sign of a non-zero sum rounded to zero) on hand-worked vectors, at the last
+ *     and at a block's rounding; with it set to +0 the H200's f16f16 fit gives the GPU's +0 on
+ *     the one mismatch the log prints; the probes recover it both ways where a format can make
+ *     such a sum, and leave the default where it cannot.
  * Notation in the comments: q = 2^(emax - F), the quantum of a block's alignment. */
 #include "unit.h"
 
@@ -631,6 +635,20 @@ int unit_tc_model_params_check(void)
     UNIT_CHECK(!tc_model_params_equal(&p, &q), "c_round counts with c_after");
     p.c_after = q.c_after = 0;
     UNIT_CHECK(tc_model_params_equal(&p, &q), "c_round does not count without c_after");
+    /* tiny_zero: IEEE by default and then not printed, so that the fits printed before the
+     * field existed read the same; +0 at the end of the line */
+    set_a(&p);
+    UNIT_CHECK(p.tiny_zero == TC_TINY_SIGNED, "tiny_zero's default is IEEE");
+    tc_model_params_format(&p, buf, sizeof buf);
+    UNIT_CHECK(!strstr(buf, "tiny"), "format: %s", buf);
+    q = p;
+    q.tiny_zero = TC_TINY_POS;
+    UNIT_CHECK(!tc_model_params_equal(&p, &q), "tiny_zero counts");
+    UNIT_CHECK(tc_model_params_check(&q) == 0, "tiny_zero +0 is valid");
+    tc_model_params_format(&q, buf, sizeof buf);
+    UNIT_CHECK(strstr(buf, "ovf=ieee tiny=+0") != NULL, "format: %s", buf);
+    q.tiny_zero = (tc_tiny_zero)2;
+    UNIT_CHECK(tc_model_params_check(&q) != 0, "tiny_zero out of range");
     return 0;
 }
 
@@ -1027,5 +1045,200 @@ int unit_tc_model_fp8_predicts_gpu_diagnostic(void)
                        tc_fmt_get(in)->name, tc_fmt_get(out)->name, E, l, s, d, g);
         }
     }
+    return 0;
+}
+
+/* ---- the sign of a tiny sum rounded to zero (tiny_zero) -------------------------------------
+ * The f16f16 fit of the first H200 run (f16 mma.sync m16n8k16 with an f16 accumulator), as the
+ * program printed it; its search of 10^6 found 3 dot products, all with underflow inputs, where
+ * the GPU wrote +0 and this fit -0. */
+static void set_h200_f16f16(tc_model_params *p)
+{
+    tc_model_params_default(p, TC_FMT_F16, TC_FMT_F16, 16);
+    p->frac_bits = 25;
+    p->chain_round = p->out_round = TC_RNE;
+}
+
+int unit_tc_model_hand_tiny_zero(void)
+{
+    tc_model_params ieee, pos;
+    set_h200_f16f16(&ieee);
+    pos = ieee;
+    pos.tiny_zero = TC_TINY_POS;
+    const tc_fmt F16 = TC_FMT_F16;
+    uint32_t a[16], b[16];
+    int bad = 0;
+
+    /* Z1: -2^-13 * 2^-13 = -2^-26, c = +0: a quarter of f16's smallest subnormal 2^-24, so RNE
+     * gives zero (nothing is cut: the only addend sets emax). IEEE keeps the sign, -0 = 0x8000;
+     * with tiny_zero +0, 0x0000. Under RZ and RU the same; under RD the sum goes down to the
+     * smallest subnormal, -2^-24 = 0x8001, in both settings (RD never makes a zero of it). */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(F16, a, b, 0, 1, 1, -13, -13);
+    bad += check_dot(&ieee, a, b, 16, 0, 0x8000u, "Z1 IEEE");
+    bad += check_dot(&pos, a, b, 16, 0, 0x0000u, "Z1 +0");
+    static const tc_round modes[3] = {TC_RZ, TC_RU, TC_RD};
+    static const uint32_t want_ieee[3] = {0x8000u, 0x8000u, 0x8001u};
+    static const uint32_t want_pos[3] = {0x0000u, 0x0000u, 0x8001u};
+    for (int m = 0; m < 3; m++) {
+        tc_model_params x = ieee, y = pos;
+        x.out_round = y.out_round = modes[m];
+        bad += check_dot(&x, a, b, 16, 0, want_ieee[m], "Z1 IEEE, RZ/RU/RD");
+        bad += check_dot(&y, a, b, 16, 0, want_pos[m], "Z1 +0, RZ/RU/RD");
+    }
+    /* Z1 with the last sum rounded to f32 first (out_via_f32): -2^-26 is an f32 normal, kept;
+     * the f16 rounding makes the zero: the same 0x8000 / 0x0000. */
+    tc_model_params vx = ieee, vy = pos;
+    vx.out_via_f32 = vy.out_via_f32 = 1;
+    bad += check_dot(&vx, a, b, 16, 0, 0x8000u, "Z1 via f32, IEEE");
+    bad += check_dot(&vy, a, b, 16, 0, 0x0000u, "Z1 via f32, +0");
+
+    /* Z2: -3 * 2^-26 = -0.75 * 2^-24 rounds to -2^-24 = 0x8001: not a zero, the field does not
+     * apply. Z3: +2^-26 rounds to +0 in both. */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(F16, a, b, 0, 1, 3, -13, -13);
+    bad += check_dot(&ieee, a, b, 16, 0, 0x8001u, "Z2 IEEE");
+    bad += check_dot(&pos, a, b, 16, 0, 0x8001u, "Z2 +0");
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(F16, a, b, 0, 0, 1, -13, -13);
+    bad += check_dot(&ieee, a, b, 16, 0, 0x0000u, "Z3 IEEE");
+    bad += check_dot(&pos, a, b, 16, 0, 0x0000u, "Z3 +0");
+
+    /* Z4: 2^-10 - 2^-10, c = +0: an exact zero, not a rounded one; IEEE's rule in both
+     * settings: +0 under RNE, -0 = 0x8000 under RD. */
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(F16, a, b, 0, 0, 1, -5, -5), put(F16, a, b, 1, 1, 1, -5, -5);
+    bad += check_dot(&ieee, a, b, 16, 0, 0x0000u, "Z4 IEEE");
+    bad += check_dot(&pos, a, b, 16, 0, 0x0000u, "Z4 +0");
+    tc_model_params dx = ieee, dy = pos;
+    dx.out_round = dy.out_round = TC_RD;
+    bad += check_dot(&dx, a, b, 16, 0, 0x8000u, "Z4 IEEE, RD");
+    bad += check_dot(&dy, a, b, 16, 0, 0x8000u, "Z4 +0, RD");
+
+    /* Z5: a block result rounded to zero. Blocks of 8 kept in f16 (RNE): -2^-26 in block 0,
+     * c = -0, products 8..15 are -0 * +0 = -0. IEEE: block 0 rounds to -0; block 1 adds -0 and
+     * eight -0: all zeros, all negative, -0 = 0x8000. +0: block 0 gives +0; +0 and eight -0
+     * make +0 under RNE = 0x0000. With the blocks kept in f32 instead, block 0 is -2^-26 exactly
+     * and the zero comes from the last rounding: the same two results. */
+    tc_model_params bx = ieee, by = pos;
+    bx.block = by.block = 8;
+    bx.chain_fmt = by.chain_fmt = TC_FMT_F16;
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(F16, a, b, 0, 1, 1, -13, -13);
+    for (int i = 8; i < 16; i++) a[i] = 0x8000u;
+    bad += check_dot(&bx, a, b, 16, 0x8000u, 0x8000u, "Z5 block 0 to f16, IEEE");
+    bad += check_dot(&by, a, b, 16, 0x8000u, 0x0000u, "Z5 block 0 to f16, +0");
+    bx.chain_fmt = by.chain_fmt = TC_FMT_F32;
+    bad += check_dot(&bx, a, b, 16, 0x8000u, 0x8000u, "Z5 block 0 in f32, IEEE");
+    bad += check_dot(&by, a, b, 16, 0x8000u, 0x0000u, "Z5 block 0 in f32, +0");
+
+    /* Z6: bf16 in, f32 out (the f32 fit of the same GPU, RZ): -2^-76 * 2^-75 = -2^-151, a
+     * quarter of f32's smallest subnormal 2^-149: truncated to -0 = 0x80000000 (IEEE) or
+     * +0. */
+    tc_model_params fx, fy;
+    tc_model_params_default(&fx, TC_FMT_BF16, TC_FMT_F32, 16);
+    fx.frac_bits = 25;
+    fy = fx;
+    fy.tiny_zero = TC_TINY_POS;
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    put(TC_FMT_BF16, a, b, 3, 1, 1, -76, -75);
+    bad += check_dot(&fx, a, b, 16, 0, 0x80000000u, "Z6 bf16 -> f32, IEEE");
+    bad += check_dot(&fy, a, b, 16, 0, 0x00000000u, "Z6 bf16 -> f32, +0");
+    return bad;
+}
+
+/* The first of the three mismatches, as the program printed it: c in decimal (%.9g of the f16
+ * value), a and b in hex (f16 bits in the low 16), the GPU's d and the fit's. */
+int unit_tc_model_f16f16_reproduces_gpu_zero_sign(void)
+{
+    static const char *const c_txt = "-5.70416451e-05";
+    static const char *const a_txt = "00000458 00008cc1 00000fd9 00000496 00008cfe 000000ad "
+                                     "00000091 00000e04 00008560 00000c5f 00000d29 00008bd0 "
+                                     "00000d0f 00000d73 000004b9 000005dd";
+    static const char *const b_txt = "0000bf38 0000a8e5 00000913 000081ba 00000871 0000465a "
+                                     "00008de5 0000983d 000025d9 0000068b 00008b54 00008099 "
+                                     "00002171 0000a83b 00003e08 00002501";
+    uint32_t a[16], b[16];
+    char *end = (char *)a_txt;
+    for (int i = 0; i < 16; i++) a[i] = (uint32_t)strtoul(end, &end, 16);
+    end = (char *)b_txt;
+    for (int i = 0; i < 16; i++) b[i] = (uint32_t)strtoul(end, &end, 16);
+    const float cf = strtof(c_txt, NULL);
+    const uint32_t c = tc_f32_to_f16(cf);
+    UNIT_CHECK(c == 0x83BDu && tc_fmt_to_double(TC_FMT_F16, c) == (double)cf,
+               "c %s is f16 0x%04x (%.9g)", c_txt, c, tc_fmt_to_double(TC_FMT_F16, c));
+    /* the exact sum: -0x1.5dee5p-26, about -2.04e-8, below 2^-25 (half the smallest f16
+     * subnormal), so every rounding but RD makes a zero of it */
+    const double s = tc_exact_dot(TC_FMT_F16, TC_FMT_F16, a, b, 16, c);
+    UNIT_CHECK(s == -0x1.5dee5p-26 && fabs(s) < 0x1p-25, "exact sum %a", s);
+    tc_model_params p;
+    set_h200_f16f16(&p);
+    const uint32_t d_ieee = tc_model_dot(&p, a, b, 16, c);
+    p.tiny_zero = TC_TINY_POS;
+    const uint32_t d_pos = tc_model_dot(&p, a, b, 16, c);
+    UNIT_CHECK(d_ieee == 0x8000u, "the fit (IEEE) gives 0x%04x, the log's model 0x8000", d_ieee);
+    UNIT_CHECK(d_pos == 0x0000u, "tiny_zero +0 gives 0x%04x, the GPU 0x0000", d_pos);
+    return 0;
+}
+
+/* The probes with tiny_zero set both ways: recovered where a tiny negative sum can be made and
+ * rounds to zero, "not observable" (the default) where it cannot. */
+static int recover_tiny(tc_model_params *p, const char *name, int observable)
+{
+    for (int tz = 0; tz < 2; tz++) {
+        p->tiny_zero = (tc_tiny_zero)tz;
+        char full[128];
+        snprintf(full, sizeof full, "%s, tiny_zero %s", name, tz ? "+0" : "IEEE");
+        tc_box box;
+        tc_box_model(&box, p);
+        tc_probe_report r;
+        tc_probe_run(&box, &r);
+        UNIT_CHECK(r.ok, "%s: probes report a problem: %s", full, r.problem);
+        UNIT_CHECK(r.obs_tiny_zero == observable, "%s: observed %d, want %d", full, r.obs_tiny_zero,
+                   observable);
+        UNIT_CHECK(r.fit.tiny_zero == (observable ? p->tiny_zero : TC_TINY_SIGNED),
+                   "%s: fitted tiny_zero %d", full, (int)r.fit.tiny_zero);
+        if (observable && recover(p, full, 6000)) return 1;
+        if (!observable) { /* the box's +0 never shows: the default fits every random dot */
+            tc_search_result s;
+            tc_search(&box, &r.fit, 6000, 77, 1, &s);
+            UNIT_CHECK(tc_search_total(s.fit_bad) == 0, "%s: %ld random dots differ", full,
+                       tc_search_total(s.fit_bad));
+        }
+    }
+    return 0;
+}
+
+int unit_tc_probe_recovers_tiny_zero(void)
+{
+    tc_model_params p;
+    set_h200_f16f16(&p); /* decided by the crafted probe: the rounding is known */
+    if (recover_tiny(&p, "H200 f16f16 fit", 1)) return 1;
+    set_h200_f16f16(&p); /* blocks kept in f16: block 0's zero enters block 1 */
+    p.block = 8;
+    p.chain_fmt = TC_FMT_F16;
+    if (recover_tiny(&p, "f16 -> f16, blocks of 8 in f16", 1)) return 1;
+    set_fp8_emulation(&p, TC_FMT_E5M2, TC_FMT_F16); /* c after the blocks: c = -0 shows it */
+    if (recover_tiny(&p, "sm_90 FP8 emulation, e5m2 -> f16", 1)) return 1;
+    tc_model_params_default(&p, TC_FMT_BF16, TC_FMT_F32, 16); /* bf16 products reach 2^-252 */
+    p.frac_bits = 25;
+    if (recover_tiny(&p, "bf16 -> f32", 1)) return 1;
+    tc_model_params_fma_chain(&p, TC_FMT_TF32, TC_FMT_F32, 8);
+    if (recover_tiny(&p, "f32 FMA chain, tf32 inputs", 1)) return 1;
+    /* F = 13 < 23: the carry probe cannot show the f32 rounding, so the tiny sums go into the
+     * elimination with the rounding */
+    tc_model_params_default(&p, TC_FMT_BF16, TC_FMT_F32, 16);
+    p.frac_bits = 13;
+    if (recover_tiny(&p, "bf16 -> f32, F 13 (by elimination)", 1)) return 1;
+    /* not observable: f16 and FP8 products stay far above f32's subnormals, e4m3 products
+     * (2^-18 and up) above f16's; RD rounds a tiny negative sum away from zero */
+    tc_model_params_default(&p, TC_FMT_F16, TC_FMT_F32, 16);
+    p.frac_bits = 25;
+    if (recover_tiny(&p, "f16 -> f32", 0)) return 1;
+    set_fp8_emulation(&p, TC_FMT_E4M3, TC_FMT_F16);
+    if (recover_tiny(&p, "sm_90 FP8 emulation, e4m3 -> f16", 0)) return 1;
+    set_h200_f16f16(&p);
+    p.chain_round = p.out_round = TC_RD;
+    if (recover_tiny(&p, "f16 -> f16, RD", 0)) return 1;
     return 0;
 }
