@@ -77,6 +77,7 @@
 
 #include "check.h"
 #include "cp_async.cuh"
+#include "imma_ptx.cuh"
 #include "swizzle.h"
 
 #include <stdint.h>
@@ -306,44 +307,19 @@ __global__ void __launch_bounds__(CC_THREADS, 2)
 }
 
 /* ---- imma: mma.sync m16n8k32 s8, ldmatrix, cp.async --------------------------------------------
- * The wrappers (lane = 4g + t, g = lane / 4, t = lane % 4; PTX ISA "Matrix Fragments for
- * mma.m16n8k32", the .s8 rows; four int8 per 32-bit register, the lowest k in the low byte):
- *
- *   A 16x32 (row): a[0] (m = g,   k = 4t .. 4t+3)     a[2] (m = g,   k = 4t+16 .. 4t+19)
- *                  a[1] (m = g+8, k = 4t .. 4t+3)     a[3] (m = g+8, k = 4t+16 .. 4t+19)
- *   B 32x8 (col):  b[0] (k = 4t .. 4t+3, n = g)       b[1] (k = 4t+16 .. 4t+19, n = g)
- *   C/D 16x8 s32:  d[0], d[1] (m = g, n = 2t, 2t+1)   d[2], d[3] (m = g+8, n = 2t, 2t+1)
- *
- * ldmatrix.x4 (b16 8x8 matrices = 8 rows of 16 bytes = 8 rows x 16 int8) gives lane 4r + c the
- * bytes 4c .. 4c+3 of row r of matrix j in register j: exactly an int8 fragment register. So
+ * The wrappers are the chapter's: mma_m16n8k32_s8 (imma_ptx.cuh, with the fragment maps of A, B
+ * and the s32 accumulator) and ldmatrix_x4 (common/ldmatrix.cuh). ldmatrix.x4 (b16 8x8 matrices
+ * = 8 rows of 16 bytes = 8 rows x 16 int8) gives lane 4r + c the bytes 4c .. 4c+3 of row r of
+ * matrix j in register j: exactly an int8 fragment register. So
  *   A of rows m0..m0+15, k-half h (16 bytes = 16 samples): matrices (m0.., h=0), (m0+8.., h=0),
  *     (m0.., h=1), (m0+8.., h=1) = a[0..3]; lane l points at row m0 + l%8 + 8*((l/8)%2),
  *     chunk l/16.
  *   B of columns n0..n0+15 (two n8 tiles): matrices (n0.., h=0), (n0.., h=1), (n0+8.., h=0),
  *     (n0+8.., h=1) = b[0], b[1] of tile n0 and of tile n0+8; lane l points at row
  *     n0 + l%8 + 8*(l/16), chunk (l/8)%2.
- * (Chunks 0, 1 of a record are the real parts, 2, 3 the imaginary parts.) */
-// clang-format off
-static __device__ __forceinline__ void mma_m16n8k32_s8s32(int32_t (&d)[4], const uint32_t (&a)[4],
-                                                          const uint32_t (&b)[2])
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 "
-                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#endif
-}
-
-static __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t smem_addr)
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(smem_addr));
-#endif
-}
-// clang-format on
+ * (Chunks 0, 1 of a record are the real parts, 2, 3 the imaginary parts.) Both wrappers trap in
+ * code built below sm_80 (mma) or sm_75 (ldmatrix); the kernel below is compiled only for sm_80+
+ * anyway, and the host checks the binary's version before it launches it. */
 
 constexpr int MMA_M = 16, MMA_N = 8, MMA_K = 32;
 constexpr int IM_WARPS_R = 2, IM_WARPS_S = 2; /* warps per block: rows x columns */
@@ -389,7 +365,7 @@ __global__ void __launch_bounds__(IM_THREADS)
     const int wr = warp / IM_WARPS_S, ws = warp % IM_WARPS_S;
     int rbase, sbase;
     block_tile(&rbase, &sbase);
-    const uint32_t smem0 = (uint32_t)__cvta_generic_to_shared(tiles);
+    const uint32_t smem0 = smem_u32(tiles);
 
     /* this lane's ldmatrix row addresses inside a stage: [tile][re = 0, im = 1] */
     uint32_t off_a[IM_MT][2], off_b[IM_NT / 2][2];
@@ -457,10 +433,10 @@ __global__ void __launch_bounds__(IM_THREADS)
         for (int mi = 0; mi < IM_MT; mi++)
 #pragma unroll
             for (int ni = 0; ni < IM_NT; ni++) {
-                mma_m16n8k32_s8s32(acc_re[mi][ni], ar[mi], br[ni]); /* Re += Xr Xr^T */
-                mma_m16n8k32_s8s32(acc_re[mi][ni], ai[mi], bi[ni]); /*    + Xi Xi^T */
-                mma_m16n8k32_s8s32(acc_p[mi][ni], ai[mi], br[ni]);  /* P  += Xi Xr^T */
-                mma_m16n8k32_s8s32(acc_q[mi][ni], ar[mi], bi[ni]);  /* Q  += Xr Xi^T */
+                mma_m16n8k32_s8(acc_re[mi][ni], ar[mi], br[ni]); /* Re += Xr Xr^T */
+                mma_m16n8k32_s8(acc_re[mi][ni], ai[mi], bi[ni]); /*    + Xi Xi^T */
+                mma_m16n8k32_s8(acc_p[mi][ni], ai[mi], br[ni]);  /* P  += Xi Xr^T */
+                mma_m16n8k32_s8(acc_q[mi][ni], ar[mi], bi[ni]);  /* Q  += Xr Xi^T */
             }
     }
     cp_async_wait_group<0>(); /* only empty groups can be left; leave nothing in flight */
