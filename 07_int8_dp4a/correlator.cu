@@ -138,6 +138,17 @@ static __device__ __forceinline__ void load_raw(const int8_t *__restrict__ x, in
     }
 }
 
+/* The output place of the thread's row receiver i (0..3) and column station jj (0..1): station
+ * si (polarisation i % 2) against station sj, whose two polarisations are the thread's columns
+ * 2jj and 2jj + 1. False outside the lower triangle and past the last station: not stored. */
+static __device__ __forceinline__ bool thread_baseline(int S, int rbase, int sbase, int tx, int ty,
+                                                       int i, int jj, int *si, int *sj)
+{
+    *si = (rbase + CC_RT * ty + i) / 2;
+    *sj = (sbase + CC_ST * tx) / 2 + jj;
+    return *si < S && *sj <= *si;
+}
+
 /* byte k (0..3) of w as a signed value */
 static __device__ __forceinline__ float i8_to_f32(uint32_t w, int k)
 {
@@ -203,8 +214,8 @@ __global__ void __launch_bounds__(CC_THREADS, 2)
     for (int i = 0; i < CC_RT; i++)
 #pragma unroll
         for (int jj = 0; jj < CC_ST / 2; jj++) {
-            const int si = (rbase + CC_RT * ty + i) / 2, sj = (sbase + CC_ST * tx) / 2 + jj;
-            if (si < S && sj <= si)
+            int si, sj;
+            if (thread_baseline(S, rbase, sbase, tx, ty, i, jj, &si, &sj))
                 store_vis(vis, nbl, c, si, sj, i % 2, __float2int_rn(acc_re[i][2 * jj]),
                           __float2int_rn(acc_im[i][2 * jj]), __float2int_rn(acc_re[i][2 * jj + 1]),
                           __float2int_rn(acc_im[i][2 * jj + 1]));
@@ -298,8 +309,8 @@ __global__ void __launch_bounds__(CC_THREADS, 2)
     for (int i = 0; i < CC_RT; i++)
 #pragma unroll
         for (int jj = 0; jj < CC_ST / 2; jj++) {
-            const int si = (rbase + CC_RT * ty + i) / 2, sj = (sbase + CC_ST * tx) / 2 + jj;
-            if (si < S && sj <= si)
+            int si, sj;
+            if (thread_baseline(S, rbase, sbase, tx, ty, i, jj, &si, &sj))
                 store_vis(vis, nbl, c, si, sj, i % 2, acc_re[i][2 * jj],
                           acc_d[i][2 * jj] + corr[2 * jj], acc_re[i][2 * jj + 1],
                           acc_d[i][2 * jj + 1] + corr[2 * jj + 1]);
