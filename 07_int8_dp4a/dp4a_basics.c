@@ -199,6 +199,18 @@ static int test_semantics(uint64_t seed, int *passed, int *failed)
     return bad_forms;
 }
 
+/* a line of the worked example: the four bytes of w, element 0 first, in hex, as int8, as uint8 */
+static void print_word_bytes(const char *name, uint32_t w)
+{
+    printf("    bytes of %s (element 0 first): ", name);
+    for (int k = 0; k < 4; k++) printf("0x%02X ", (w >> (8 * k)) & 0xFF);
+    printf("  as int8: ");
+    for (int k = 0; k < 4; k++) printf("%d ", tc_byte_of(w, k, 1));
+    printf(" as uint8: ");
+    for (int k = 0; k < 4; k++) printf("%d ", tc_byte_of(w, k, 0));
+    printf("\n");
+}
+
 /* The lesson: the packing, the worked example with its products written out, and the edge table.
  * Returns the number of results that differ from the model. */
 static int print_lesson(void)
@@ -217,19 +229,9 @@ static int print_lesson(void)
            "    (elements sign-extended for int/char4, zero-extended for unsigned/uchar4; the sum"
            " wraps mod 2^32)\n\n");
     printf("  Worked example: a = 0x%08X, b = 0x%08X, c = %u\n", ex->a, ex->b, ex->c);
-    printf("    bytes of a (element 0 first): ");
-    for (int k = 0; k < 4; k++) printf("0x%02X ", (ex->a >> (8 * k)) & 0xFF);
-    printf("  as int8: ");
-    for (int k = 0; k < 4; k++) printf("%d ", tc_byte_of(ex->a, k, 1));
-    printf(" as uint8: ");
-    for (int k = 0; k < 4; k++) printf("%d ", tc_byte_of(ex->a, k, 0));
-    printf("\n    bytes of b (element 0 first): ");
-    for (int k = 0; k < 4; k++) printf("0x%02X ", (ex->b >> (8 * k)) & 0xFF);
-    printf("  as int8: ");
-    for (int k = 0; k < 4; k++) printf("%d ", tc_byte_of(ex->b, k, 1));
-    printf(" as uint8: ");
-    for (int k = 0; k < 4; k++) printf("%d ", tc_byte_of(ex->b, k, 0));
-    printf("\n\n");
+    print_word_bytes("a", ex->a);
+    print_word_bytes("b", ex->b);
+    printf("\n");
 
     int bad = 0;
     const int show[] = {DP_DP4A_INT, DP_DP4A_UINT, DP_DP4A_U_S, DP_DP4A_S_U};
