@@ -329,8 +329,8 @@ __global__ void __launch_bounds__(CC_THREADS, 2)
  *     (n0+8.., h=1) = b[0], b[1] of tile n0 and of tile n0+8; lane l points at row
  *     n0 + l%8 + 8*(l/16), chunk (l/8)%2.
  * (Chunks 0, 1 of a record are the real parts, 2, 3 the imaginary parts.) Both wrappers trap in
- * code built below sm_80 (mma) or sm_75 (ldmatrix); the kernel below is compiled only for sm_80+
- * anyway, and the host checks the binary's version before it launches it. */
+ * code built below sm_80 (mma) or sm_75 (ldmatrix); the kernel's body is compiled for sm_80+ only
+ * (a __trap() stub below it), and corr_impl_runnable checks the binary's version on the host. */
 
 constexpr int MMA_M = 16, MMA_N = 8, MMA_K = 32;
 constexpr int IM_WARPS_R = 2, IM_WARPS_S = 2; /* warps per block: rows x columns */
