@@ -801,12 +801,8 @@ int main(int argc, char **argv)
     } else {
         FILE *csv = NULL;
         if (a.mode == TC_MODE_BENCH) {
-            csv = a.csv_path ? fopen(a.csv_path, "w") : stdout;
-            if (!csv) {
-                fprintf(stderr, "error: cannot write %s\n", a.csv_path);
-                return TC_EXIT_WRONG;
-            }
-            fprintf(csv, "%s\n", tc_bench_csv_header());
+            csv = tc_bench_csv_open(a.csv_path);
+            if (!csv) return TC_EXIT_USAGE;
         }
         fprintf(info,
                 "problem   : forward convolution, seed %llu, median of %d runs after %d "
@@ -820,7 +816,7 @@ int main(int argc, char **argv)
                 failed += run_layer(&a, &dev, handle, &layers[i], info, csv);
         fprintf(info, "\nrel_err: ||y - ref||_F / ||ref||_F, ref = FP64 direct convolution of the "
                       "same rounded inputs\n");
-        if (csv && csv != stdout) fclose(csv);
+        tc_bench_csv_close(csv);
         rc = failed ? TC_EXIT_WRONG : TC_EXIT_PASS;
     }
     cudnnDestroy(handle);

@@ -481,14 +481,10 @@ int main(int argc, char **argv)
         test_axpy(a.seed, &passed, &failed);
         rc = tc_test_finish(PROGRAM, passed, failed, 0);
     } else if (a.mode == TC_MODE_BENCH) {
-        FILE *csv = a.csv_path ? fopen(a.csv_path, "w") : stdout;
-        if (!csv) {
-            fprintf(stderr, "error: cannot write %s\n", a.csv_path);
-            return TC_EXIT_WRONG;
-        }
-        fprintf(csv, "%s\n", tc_bench_csv_header());
+        FILE *csv = tc_bench_csv_open(a.csv_path);
+        if (!csv) return TC_EXIT_USAGE;
         rc = run_axpy_table(&a, &dev, n, info, csv) ? TC_EXIT_WRONG : TC_EXIT_PASS;
-        if (csv != stdout) fclose(csv);
+        tc_bench_csv_close(csv);
     } else {
         int bad = run_probes(1, &passed, &failed);
         bad += run_dots(1, a.seed, &passed, &failed);

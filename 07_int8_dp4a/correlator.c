@@ -552,14 +552,10 @@ int main(int argc, char **argv)
     if (a.mode == TC_MODE_TEST) {
         rc = mode_test(&a, &dev);
     } else if (a.mode == TC_MODE_BENCH) {
-        FILE *csv = a.csv_path ? fopen(a.csv_path, "w") : stdout;
-        if (!csv) {
-            fprintf(stderr, "error: cannot write %s\n", a.csv_path);
-            return TC_EXIT_WRONG;
-        }
-        fprintf(csv, "%s\n", tc_bench_csv_header());
+        FILE *csv = tc_bench_csv_open(a.csv_path);
+        if (!csv) return TC_EXIT_USAGE;
         rc = mode_measure(&a, &dev, S, C, T, info, csv);
-        if (csv != stdout) fclose(csv);
+        tc_bench_csv_close(csv);
     } else {
         rc = mode_measure(&a, &dev, S, C, T, info, NULL);
     }

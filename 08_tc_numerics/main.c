@@ -497,13 +497,9 @@ int main(int argc, char **argv)
 
     int passed = 0, failed = 0, skipped = 0, bad = 0, ran = 0;
     if (a.mode == TC_MODE_BENCH) { /* nothing to time: the CSV has the header only */
-        FILE *csv = a.csv_path ? fopen(a.csv_path, "w") : stdout;
-        if (!csv) {
-            fprintf(stderr, "error: cannot write %s\n", a.csv_path);
-            return TC_EXIT_WRONG;
-        }
-        fprintf(csv, "%s\n", tc_bench_csv_header());
-        if (csv != stdout) fclose(csv);
+        FILE *csv = tc_bench_csv_open(a.csv_path);
+        if (!csv) return TC_EXIT_USAGE;
+        tc_bench_csv_close(csv);
         fprintf(info, "\n%-9s %12s %12s %14s %14s\n", "variant", "dots", "mismatches",
                 "f32 FMA chain", "exact+round");
     }

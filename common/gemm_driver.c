@@ -558,15 +558,8 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
                  1, plain, TC_INPUTS_UNIFORM, &b->r);
     }
 
-    FILE *csv = stdout;
-    if (a->csv_path) {
-        csv = fopen(a->csv_path, "w");
-        if (!csv) {
-            fprintf(stderr, "error: cannot write %s\n", a->csv_path);
-            return TC_EXIT_WRONG;
-        }
-    }
-    fprintf(csv, "%s\n", tc_bench_csv_header());
+    FILE *csv = tc_bench_csv_open(a->csv_path);
+    if (!csv) return TC_EXIT_USAGE;
     fprintf(info, "\n");
     print_table_header(info, "check");
     for (int i = 0; i < n; i++) {
@@ -601,7 +594,7 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
         row.verified = b->r.pass;
         tc_bench_csv_write(csv, &row, dev);
     }
-    if (csv != stdout) fclose(csv);
+    tc_bench_csv_close(csv);
     free(e);
     return failed ? TC_EXIT_WRONG : TC_EXIT_PASS;
 }

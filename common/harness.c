@@ -472,6 +472,22 @@ const char *tc_bench_csv_header(void)
            "pct_of_baseline,verified,gpu,cc,sms,clock_mhz,driver,cuda,git_sha,date";
 }
 
+FILE *tc_bench_csv_open(const char *path)
+{
+    FILE *f = path ? fopen(path, "w") : stdout;
+    if (!f) {
+        fprintf(stderr, "error: cannot write %s\n", path);
+        return NULL;
+    }
+    fprintf(f, "%s\n", tc_bench_csv_header());
+    return f;
+}
+
+void tc_bench_csv_close(FILE *f)
+{
+    if (f && f != stdout) fclose(f);
+}
+
 /* CSV fields we write never contain quotes; names with commas are quoted. */
 static void csv_field(FILE *f, const char *s)
 {

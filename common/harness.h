@@ -130,6 +130,12 @@ typedef struct {
 
 /* The fixed CSV header, without newline. */
 const char *tc_bench_csv_header(void);
+/* Opens the bench CSV for --bench: the file at path, or stdout when path is NULL, with the header
+ * line written. NULL, after a message on stderr, when the file cannot be written (the callers
+ * exit 2: a --csv path that cannot be written is bad input). */
+FILE *tc_bench_csv_open(const char *path);
+/* Closes what tc_bench_csv_open returned; stdout stays open. */
+void tc_bench_csv_close(FILE *f);
 /* Writes one CSV line, adding the GPU columns from dev, $TC_GIT_SHA and the date. */
 void tc_bench_csv_write(FILE *f, const tc_bench_row *row, const tc_device_info *dev);
 

@@ -1,13 +1,17 @@
 /* tests/test_gemm_inputs.c - the GEMM driver's random inputs (tc_gemm_fill_matrix): the uniform
  * default is the same stream as before the distributions and host roundings existed (seeds keep
  * their meaning), a precision row with a host rounding (tf32) stores rounded values and keeps the
- * f32 data they came from, and the wide distribution covers its range with exact f32 values. */
+ * f32 data they came from, and the wide distribution covers its range with exact f32 values.
+ * Also the bench CSV file every --bench writes (tc_bench_csv_open). */
+#define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include "unit.h"
 
 #include "gemm_driver.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 enum { ROWS = 29, COLS = 37, LD = 33 }; /* column-major 29 x 37 with 4 elements of padding */
 
@@ -94,5 +98,30 @@ int unit_gemm_inputs_wide_range(void)
                    seen[e - TC_WIDE_EXP_MIN], e - 1, e);
     free(h);
     free(h32);
+    return 0;
+}
+
+/* tc_bench_csv_open: the file gets exactly the header line; a path that cannot be written gives
+ * NULL (the programs turn that into exit 2). */
+int unit_bench_csv_open_writes_header(void)
+{
+    char path[] = "/tmp/tc_unit_csv_XXXXXX";
+    const int fd = mkstemp(path);
+    UNIT_CHECK(fd >= 0, "mkstemp failed");
+    close(fd);
+    FILE *f = tc_bench_csv_open(path);
+    UNIT_CHECK(f != NULL && f != stdout, "could not open %s", path);
+    tc_bench_csv_close(f);
+    FILE *r = fopen(path, "r");
+    UNIT_CHECK(r != NULL, "cannot reread %s", path);
+    char line[512] = {0};
+    const int got = fgets(line, sizeof line, r) != NULL;
+    const int more = fgetc(r) != EOF;
+    fclose(r);
+    remove(path);
+    UNIT_CHECK(got && !more, "expected exactly one line");
+    line[strcspn(line, "\n")] = 0;
+    UNIT_CHECK(strcmp(line, tc_bench_csv_header()) == 0, "header line differs: %s", line);
+    UNIT_CHECK(tc_bench_csv_open("/nonexistent-dir/x.csv") == NULL, "unwritable path accepted");
     return 0;
 }

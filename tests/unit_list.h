@@ -23,10 +23,11 @@ UNIT(checker_rejects_unwritten_element)
 UNIT(checker_integers_exact)
 UNIT(checker_sampled_catches_bad_row)
 UNIT(rel_fro_error_known_values)
-/* the GEMM driver's inputs (distributions, host rounding): tests/test_gemm_inputs.c */
+/* the GEMM driver's inputs (distributions, host rounding) and the bench CSV: tests/test_gemm_inputs.c */
 UNIT(gemm_inputs_uniform_unchanged)
 UNIT(gemm_inputs_tf32_rounded_on_host)
 UNIT(gemm_inputs_wide_range)
+UNIT(bench_csv_open_writes_header)
 /* convolution shapes, layouts and reference: tests/test_conv_ref.c */
 UNIT(conv_shape_check)
 UNIT(conv_tensor_index_and_to_nhwc)
