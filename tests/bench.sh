@@ -6,6 +6,8 @@ set -u
 build=${1:?usage: bench.sh BUILD FOLDER/PROGRAM...}
 shift
 mkdir -p "$build/bench"
+# the git_sha column: make exports TC_GIT_SHA; when this script is run by hand, ask git
+export TC_GIT_SHA="${TC_GIT_SHA:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 csv=$build/bench.csv
 status=0
 header=""
