@@ -122,23 +122,21 @@ $(UNIT_BIN): $(UNIT_OBJ) $(LIBCOMMON)
 #   $(d)_MIN_SM  minimum compute capability (e.g. 80)
 #   $(d)_ARCH    "a" when the code is sm_90a-only (wgmma, setmaxnreg); empty otherwise
 #   $(d)_NEEDS   "cudnn" when it needs cuDNN
+# A program may override the chapter's minimum and architecture with $(p)_MIN_SM and $(p)_ARCH
+# (chapter 05: the sm_90a wgmma programs beside the sm_80 mma.sync ones); its .cu files are then
+# compiled for its own targets, so a .cu file belongs to one such program only.
 CHAPTER_MKS := $(sort $(wildcard */chapter.mk))
 CHAPTERS    := $(patsubst %/chapter.mk,%,$(CHAPTER_MKS))
 $(foreach mk,$(CHAPTER_MKS),$(eval d := $(patsubst %/chapter.mk,%,$(mk)))$(eval include $(mk)))
 
-BUILT_CHAPTERS   :=
-SKIPPED_CHAPTERS :=
-# every program as folder/program, the form tests/*.sh take
+BUILT_ITEMS      := # folder/program of every program that is built, the form tests/*.sh take
+BUILT_PROGRAMS   :=
+SKIPPED_PROGRAMS :=
+# every program as folder/program
 programs = $(foreach c,$(1),$(foreach p,$(or $($(c)_PROGS),$(c)),$(c)/$(p)))
 
 define chapter_rules
-$(1)_USE_SM := $$(call chapter_sms,$$($(1)_MIN_SM),$$($(1)_ARCH))
-$(1)_SKIP := $$(if $$($(1)_USE_SM),,$$(if $$($(1)_ARCH),needs sm_90$$($(1)_ARCH) (90 in SM) and SM="$$(SM)",no target in SM="$$(SM)" is sm_$$($(1)_MIN_SM) or newer))
-$(1)_SKIP := $$(or $$($(1)_SKIP),$$(if $$(filter cudnn,$$($(1)_NEEDS)),$$(if $$(HAVE_CUDNN),,cuDNN not found)))
-ifeq ($$($(1)_SKIP),)
-BUILT_CHAPTERS += $(1)
 $(1)_PROGS := $$(or $$($(1)_PROGS),$(1))
-$(1)_GENCODE := $$(call gencode,$$($(1)_MIN_SM),$$($(1)_ARCH))
 $(1)_XCFLAGS := $$(if $$(filter cudnn,$$($(1)_NEEDS)),$$(CUDNN_CFLAGS))
 $(1)_XLIBS := $$(if $$(filter cudnn,$$($(1)_NEEDS)),$$(CUDNN_LDFLAGS))
 
@@ -146,39 +144,48 @@ $(BUILD)/$(1)/%.c.o: $(1)/%.c $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
 	$$(HOST_CC) $$(CFLAGS) -I$(1) $$($(1)_XCFLAGS) -c $$< -o $$@
 
-$(BUILD)/$(1)/%.cu.o: $(1)/%.cu $(FLAGS_STAMP)
-	@mkdir -p $$(@D)
-	$$(NVCC) $$(NVCCFLAGS) -I$(1) $$($(1)_XCFLAGS) $$($(1)_GENCODE) -c $$< -o $$@
-
 $$(foreach p,$$($(1)_PROGS),$$(eval $$(call program_rules,$(1),$$(p))))
-else
-SKIPPED_CHAPTERS += $(1)
-.PHONY: skip-$(1)
-skip-$(1):
-	@mkdir -p $(BUILD)/skipped
-	@for p in $$(or $$($(1)_PROGS),$(1)); do rm -f $(BUILD)/bin/$$$$p; echo "$$($(1)_SKIP)" > $(BUILD)/skipped/$$$$p; done
-	@echo "skipping $(1): $$($(1)_SKIP)"
-endif
 endef
 
 # program $(2) of chapter $(1)
 define program_rules
+$(2)_MIN_SM := $$(or $$($(2)_MIN_SM),$$($(1)_MIN_SM))
+$(2)_ARCH   := $$(or $$($(2)_ARCH),$$($(1)_ARCH))
+$(2)_USE_SM := $$(call chapter_sms,$$($(2)_MIN_SM),$$($(2)_ARCH))
+$(2)_SKIP := $$(if $$($(2)_USE_SM),,$$(if $$($(2)_ARCH),needs sm_90$$($(2)_ARCH) (90 in SM) and SM="$$(SM)",no target in SM="$$(SM)" is sm_$$($(2)_MIN_SM) or newer))
+$(2)_SKIP := $$(or $$($(2)_SKIP),$$(if $$(filter cudnn,$$($(1)_NEEDS)),$$(if $$(HAVE_CUDNN),,cuDNN not found)))
+ifeq ($$($(2)_SKIP),)
+BUILT_ITEMS += $(1)/$(2)
+BUILT_PROGRAMS += $(BUILD)/bin/$(2)
+$(2)_GENCODE := $$(call gencode,$$($(2)_MIN_SM),$$($(2)_ARCH))
 $(2)_OBJ := $$(patsubst %,$(BUILD)/$(1)/%.o,$$($(2)_SRCS))
+
+$$(patsubst %,$(BUILD)/$(1)/%.o,$$(filter %.cu,$$($(2)_SRCS))): $(BUILD)/$(1)/%.cu.o: $(1)/%.cu $(FLAGS_STAMP)
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(NVCCFLAGS) -I$(1) $$($(1)_XCFLAGS) $$($(2)_GENCODE) -c $$< -o $$@
+
 $(BUILD)/bin/$(2): $$($(2)_OBJ) $(LIBCOMMON)
 	@mkdir -p $$(@D)
-	$$(NVCC) $$($(1)_GENCODE) -o $$@ $$^ $$(LDFLAGS) $$($(1)_LIBS) $$($(1)_XLIBS) $$(LDLIBS)
+	$$(NVCC) $$($(2)_GENCODE) -o $$@ $$^ $$(LDFLAGS) $$($(1)_LIBS) $$($(1)_XLIBS) $$(LDLIBS)
 	@rm -f $(BUILD)/skipped/$(2)
 -include $$($(2)_OBJ:.o=.d)
+else
+SKIPPED_PROGRAMS += $(2)
+.PHONY: skip-$(2)
+skip-$(2):
+	@mkdir -p $(BUILD)/skipped
+	@rm -f $(BUILD)/bin/$(2); echo "$$($(2)_SKIP)" > $(BUILD)/skipped/$(2)
+	@echo "skipping $(2): $$($(2)_SKIP)"
+endif
 endef
 $(foreach c,$(CHAPTERS),$(eval $(call chapter_rules,$(c))))
-BUILT_PROGRAMS := $(foreach c,$(BUILT_CHAPTERS),$(addprefix $(BUILD)/bin/,$($(c)_PROGS)))
 
 -include $(COMMON_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
 
 # ---- verbs ------------------------------------------------------------------------------------
 .PHONY: all test check bench plot sanitize format clean help
 
-all: $(LIBCOMMON) $(UNIT_BIN) $(BUILT_PROGRAMS) $(SKIPPED_CHAPTERS:%=skip-%) ## build everything into build/ (default)
+all: $(LIBCOMMON) $(UNIT_BIN) $(BUILT_PROGRAMS) $(SKIPPED_PROGRAMS:%=skip-%) ## build everything into build/ (default)
 
 test: all ## build, then run the CPU unit tests, the bad-input tests and every chapter's --test
 	@tests/run_tests.sh $(BUILD) $(call programs,$(CHAPTERS))
@@ -186,13 +193,13 @@ test: all ## build, then run the CPU unit tests, the bad-input tests and every c
 check: test ## alias of test
 
 bench: all ## run every chapter's --bench one after another; table + build/bench.csv
-	@tests/bench.sh $(BUILD) $(call programs,$(BUILT_CHAPTERS))
+	@tests/bench.sh $(BUILD) $(BUILT_ITEMS)
 
 plot: ## draw build/ladder.png from build/bench.csv (needs python3 with matplotlib)
 	@tests/plot_ladder.sh $(BUILD)/bench.csv $(BUILD)/ladder.png
 
 sanitize: all ## every chapter's --test (small sizes) under compute-sanitizer's four tools
-	@tests/sanitize.sh $(BUILD) $(call programs,$(BUILT_CHAPTERS))
+	@tests/sanitize.sh $(BUILD) $(BUILT_ITEMS)
 
 format: ## apply .clang-format to every C, CUDA and header file
 	clang-format -i $(wildcard common/*.[ch] common/*.cu common/*.cuh tests/*.[ch] */*.c */*.h */*.cu */*.cuh)

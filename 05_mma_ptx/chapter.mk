@@ -1,10 +1,19 @@
 # 05_mma_ptx: data for the top-level Makefile (see "Adding a chapter" in README.md).
 # Part 1 (sm_80+): raw PTX mma.sync, ldmatrix, cp.async. Two programs: the wrapper unit tests and
 # the mma.sync throughput ceiling (05_mma_probe), and the GEMM ladder (05_mma_gemm).
-$(d)_PROGS        := 05_mma_probe 05_mma_gemm
-05_mma_probe_SRCS := mma_probe.c mma_probe.cu
-05_mma_gemm_SRCS  := main.c mma_gemm.cu
-$(d)_LIBS         := -lcublasLt -lcublas
-$(d)_MIN_SM       := 80
-$(d)_ARCH         :=
-$(d)_NEEDS        :=
+# Part 2 (sm_90a only): wgmma, TMA, mbarriers, warp specialisation. Two programs: the wgmma/TMA
+# unit tests and the wgmma throughput ceiling (05_wgmma_probe), and the Hopper GEMM ladder
+# (05_wgmma_gemm). They are built only when 90 is in SM, for sm_90a alone.
+$(d)_PROGS          := 05_mma_probe 05_mma_gemm 05_wgmma_probe 05_wgmma_gemm
+05_mma_probe_SRCS   := mma_probe.c mma_probe.cu
+05_mma_gemm_SRCS    := main.c mma_gemm.cu
+05_wgmma_probe_SRCS := wgmma_probe.c wgmma_probe.cu
+05_wgmma_gemm_SRCS  := wgmma_main.c wgmma_gemm.cu
+05_wgmma_probe_MIN_SM := 90
+05_wgmma_probe_ARCH   := a
+05_wgmma_gemm_MIN_SM  := 90
+05_wgmma_gemm_ARCH    := a
+$(d)_LIBS           := -lcublasLt -lcublas
+$(d)_MIN_SM         := 80
+$(d)_ARCH           :=
+$(d)_NEEDS          :=

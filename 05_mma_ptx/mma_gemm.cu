@@ -242,25 +242,7 @@ __device__ __forceinline__ void mma_step(float (&acc)[Cfg::MT][Cfg::NT][4],
  * Epilogues: C = alpha * acc + beta * C, guarded at the edges of C
  * ============================================================================================== */
 
-/* Two neighbouring elements (r, c), (r, c+1) of C; c is even. */
-static __device__ __forceinline__ void store_pair(float *__restrict__ C, long ldc, int r, int c,
-                                                  int M, int N, float x, float y, float alpha,
-                                                  float beta, bool vec2)
-{
-    if (r >= M || c >= N) return;
-    float *p = C + (size_t)r * ldc + c;
-    x *= alpha, y *= alpha;
-    if (vec2 && c + 1 < N) {
-        if (beta != 0.0f) {
-            const float2 old = *(const float2 *)p;
-            x += beta * old.x, y += beta * old.y;
-        }
-        *(float2 *)p = make_float2(x, y);
-    } else {
-        p[0] = beta != 0.0f ? x + beta * p[0] : x;
-        if (c + 1 < N) p[1] = beta != 0.0f ? y + beta * p[1] : y;
-    }
-}
+/* store_pair (one f32 pair of C, guarded, alpha and beta): common/gemm_tiles.cuh */
 
 /* v1..v5: straight from registers. Accumulator (i, j) of lane (g, t) holds rows g and g + 8,
  * columns 2t and 2t + 1 of its 16x8 tile (ptx_wrappers.cuh): two float2 stores. Four lanes of a

@@ -7,7 +7,9 @@
  *     any M, N, K is correct, in 16-byte vectors when the rows allow it;
  *   - the host-side decision, per launch, whether they do (vector_paths);
  *   - the cp.async wrappers (common/cp_async.cuh, included here);
- *   - the order in which the blocks of a 1-D grid walk the tiles of C (block_tile_coords);
+ *   - the order in which the blocks of a 1-D grid, or a persistent kernel, walk the tiles of C
+ *     (block_tile_coords, tile_coords);
+ *   - the f32 epilogue's guarded pair store (store_pair);
  *   - the shared-memory opt-in (allow_smem).
  * Chapters 03, 04 and 05 use it; it has no state and only static functions, so every .cu file
  * that includes it gets its own copy. */
@@ -107,14 +109,15 @@ static __device__ __forceinline__ void load_tile_async(T *s, const T *__restrict
     }
 }
 
-/* Blocks are numbered along a 1-D grid and mapped to tiles of C. GROUP_M = 1 is the plain
- * row-by-row order; GROUP_M = g walks g block-rows column by column, so the blocks resident at
- * the same time cover a g x (resident/g) patch of C and reuse each other's tiles of A and B in
- * L2. */
+/* Tiles of C are numbered 0 .. tiles_m * tiles_n - 1 and mapped to (tile row, tile column) here.
+ * GROUP_M = 1 is the plain row-by-row order; GROUP_M = g walks g tile-rows column by column, so
+ * the tiles computed at the same time (consecutive ids) cover a g x (resident/g) patch of C and
+ * reuse each other's tiles of A and B in L2. A 1-D grid uses its block index as the id
+ * (block_tile_coords); a persistent kernel walks ids itself. */
 template <int GROUP_M>
-static __device__ __forceinline__ void block_tile_coords(int tiles_m, int tiles_n, int *tm, int *tn)
+static __device__ __forceinline__ void tile_coords(int id, int tiles_m, int tiles_n, int *tm,
+                                                   int *tn)
 {
-    const int id = blockIdx.x;
     if (GROUP_M == 1) {
         *tm = id / tiles_n, *tn = id % tiles_n;
         return;
@@ -125,11 +128,38 @@ static __device__ __forceinline__ void block_tile_coords(int tiles_m, int tiles_
     *tm = first_m + id % per_group % rows;
     *tn = id % per_group / rows;
 }
+template <int GROUP_M>
+static __device__ __forceinline__ void block_tile_coords(int tiles_m, int tiles_n, int *tm, int *tn)
+{
+    tile_coords<GROUP_M>((int)blockIdx.x, tiles_m, tiles_n, tm, tn);
+}
 
 /* The number of block_m x block_n tiles of C: the 1-D grid of such kernels. */
 static inline unsigned tile_count(const tc_gemm_problem *p, int block_m, int block_n)
 {
     return (unsigned)((long)((p->M + block_m - 1) / block_m) * ((p->N + block_n - 1) / block_n));
+}
+
+/* Epilogue helper for f32 C (row-major, ldc): C(r, c), C(r, c+1) = alpha (x, y) + beta C, c even,
+ * guarded at the edges; beta == 0 never reads C. vec2: C's base is 8-byte aligned and ldc even,
+ * so the pair is one float2. */
+static __device__ __forceinline__ void store_pair(float *__restrict__ C, long ldc, int r, int c,
+                                                  int M, int N, float x, float y, float alpha,
+                                                  float beta, bool vec2)
+{
+    if (r >= M || c >= N) return;
+    float *p = C + (size_t)r * ldc + c;
+    x *= alpha, y *= alpha;
+    if (vec2 && c + 1 < N) {
+        if (beta != 0.0f) {
+            const float2 old = *(const float2 *)p;
+            x += beta * old.x, y += beta * old.y;
+        }
+        *(float2 *)p = make_float2(x, y);
+    } else {
+        p[0] = beta != 0.0f ? x + beta * p[0] : x;
+        if (c + 1 < N) p[1] = beta != 0.0f ? y + beta * p[1] : y;
+    }
 }
 
 /* Opts a kernel into `bytes` of dynamic shared memory (above 48 KiB it must ask), once per

@@ -1,0 +1,590 @@
+/* 05_mma_ptx/wgmma_gemm.cu - the Hopper GEMM ladder (part 2 of chapter 05): wgmma and the TMA,
+ * f16 or bf16 inputs, f32 accumulate and output. sm_90a only.
+ *
+ * What it teaches
+ *   Part 1 topped out at 54-56% of cuBLAS with mma.sync, and its probe showed why: the warp-level
+ *   instruction itself reaches only ~85% of cuBLAS on an H200 even with no memory traffic. Hopper's
+ *   own path is different in three ways, and each rung below adds one:
+ *     - wgmma: a warpgroup (4 warps) issues one 64 x N x 16 product whose operands the tensor
+ *       cores read straight from shared memory through descriptors; it runs asynchronously;
+ *     - the TMA: one thread copies a whole tile, the copy engine computes the addresses, clips
+ *       at the matrix edge and writes the swizzled layout; completion counts on an mbarrier;
+ *     - warp specialisation: a producer warpgroup that only issues copies, consumer warpgroups
+ *       that only issue wgmma, synchronised through mbarriers, with registers moved to the
+ *       consumers by setmaxnreg.
+ *   wgmma_ptx.cuh has every instruction with its layout; tma_map.h the host side of the TMA.
+ *
+ * Problem and layout (every variant): C = alpha * A * B + beta * C. A is M x K row-major (lda),
+ * B is K x N column-major (ldb: the distance between columns), C is M x N row-major f32 (ldc):
+ * both operands K-major, as wgmma wants them without transposition, and the same layout as
+ * part 1 and its cuBLAS baseline. beta == 0 never reads C.
+ *
+ * Tiles: k-tiles of BK = 64 values (one 128-byte swizzle row); operand tiles in shared memory are
+ * ROWS x 64, K-major, 128-byte swizzled, 1024-byte aligned (wgmma_ptx.cuh draws the layout). A
+ * block of W consumer warpgroups computes a (64 W) x BN tile of C: warpgroup w owns rows
+ * 64 w .. 64 w + 63 with one m64nBNk16 wgmma per k-step of 16, BN / 2 f32 accumulators per
+ * thread.
+ *
+ * Sizes: v1 takes any M, N, K and any leading dimension or alignment (cp.async with zero fill,
+ * value-by-value copies for rows that are not 16-byte aligned). v2.. read A and B with the TMA:
+ * any M and N (boxes past the edge are zero-filled), K a multiple of 8 and lda, ldb multiples of
+ * 8 with 16-byte aligned bases (the TMA's 16-byte stride rule); other cases are reported as
+ * skipped by prepare(), and the CLI rejects K % 8 != 0 (the variant table's mult_k).
+ *
+ * Minimum: sm_90a, built with -gencode=arch=compute_90a,code=sm_90a; CUDA 12.x or 13.x.
+ *
+ * Build and run
+ *   make                                           # build/bin/05_wgmma_gemm when 90 is in SM
+ *   build/bin/05_wgmma_gemm                        # the ladder at 4096^3, cuBLAS beside it
+ *   build/bin/05_wgmma_gemm --variant v5_cluster --size 8192x8192x8192
+ *   build/bin/05_wgmma_gemm --test                 # every rung, f16 and bf16, odd sizes
+ *   cuobjdump --dump-sass build/05_mma_ptx/wgmma_gemm.cu.o | grep HGMMA
+ *
+ * The rungs (the same for f16 and bf16)
+ *   v1_wgmma      128 x 128 block tile, 2 warpgroups of 64 x 128 (m64n128k16). Every thread copies
+ *                 with cp.async into a 3-stage ring, writing the 128-byte swizzle itself (the
+ *                 formula of wgmma_ptx.cuh), then fence.proxy.async and a barrier hand the stage
+ *                 to the tensor cores. Each k-tile: 4 wgmma, commit, wait for all of them before
+ *                 the barrier that lets the stage be refilled. What changes against part 1: no
+ *                 ldmatrix, no fragment registers, one instruction per 64 x 128 x 16.
+ *   v2_tma        The same tile with the TMA: thread 0 issues one copy per operand and k-tile
+ *                 into a 4-stage ring; "full" mbarriers count the bytes in, "empty" mbarriers
+ *                 count the warps done with a stage. wgmma_wait_group<1> keeps one group of
+ *                 wgmma in flight while the next k-tile's are issued. No thread computes an
+ *                 address, no barrier for the whole block; but thread 0 waits for the slowest
+ *                 warp before it can refill a stage, and its warpgroup waits with it.
+ *   v3_warpspec   Warp specialisation and a 128 x 256 tile: warpgroup 0 is the producer (one
+ *                 thread issues the TMA, setmaxnreg gives its registers back: 40 per thread),
+ *                 warpgroups 1 and 2 are consumers (232 registers: 128 accumulators of
+ *                 m64n256k16). The producer runs ahead by as many stages as are free; the
+ *                 consumers never wait for a copy they could have issued. A 128 x 256 tile
+ *                 reads 3/4 of the operand bytes per flop of a 128 x 128 one.
+ *   v4_persistent One block per SM, each walking tiles (grouped order, 8 tile-rows per band) in a
+ *                 loop; the ring keeps running across tiles, so the producer loads the next
+ *                 tile's first k-tiles while the consumers store the last one's C, and no block
+ *                 start-up or tail is paid per tile.
+ *   v5_cluster    v4 in clusters of 2 blocks on vertically neighbouring tiles, which need the
+ *                 same B tile: each block loads half of it and multicasts it to both, halving
+ *                 B's L2 traffic. A consumer releases a stage in both blocks (an arrive on the
+ *                 partner's "empty" barrier through mapa), because the partner's next multicast
+ *                 writes into this block's stage too.
+ */
+#include "wgmma_gemm.h"
+
+#include "gemm_tiles.cuh"
+#include "tma_map.h"
+#include "wgmma_ptx.cuh"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+const wgmma_input wgmma_in_f16 = WGMMA_IN_F16, wgmma_in_bf16 = WGMMA_IN_BF16;
+
+constexpr int BK = 64;         /* a k-tile: 64 16-bit values = one 128-byte swizzle row */
+constexpr int ROW_BYTES = 128; /* one row of an operand tile */
+constexpr int MMA_K = 16;      /* k of one wgmma */
+constexpr int KSTEPS = BK / MMA_K;
+constexpr int WG_THREADS = 128; /* a warpgroup */
+constexpr int WG_M = 64;        /* rows of C per consumer warpgroup (m64) */
+static_assert(BK * 2 == ROW_BYTES, "a k-tile row is one 128-byte swizzle row");
+
+/* ================================================================================================
+ * The configuration of a kernel: CONSUMERS warpgroups compute a (64 CONSUMERS) x BN tile of C;
+ * STAGES k-tiles of A and B live in shared memory at once, followed by the mbarriers.
+ * ============================================================================================== */
+template <int BN_, int STAGES_, int CONSUMERS_> struct wg_config {
+    static constexpr int BN = BN_, STAGES = STAGES_, CONSUMERS = CONSUMERS_;
+    static constexpr int BM = WG_M * CONSUMERS;
+    static constexpr int ACC = BN / 2; /* f32 accumulators per thread */
+    static constexpr int A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES;
+    static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+    static constexpr int BARRIER_BYTES = 2 * STAGES * 8; /* a full and an empty one per stage */
+    /* 1024 of slack: the dynamic shared memory is aligned to 1024 bytes by hand */
+    static constexpr size_t SMEM_BYTES = (size_t)STAGES * STAGE_BYTES + BARRIER_BYTES + 1024;
+
+    static_assert(BN == 128 || BN == 256, "wgmma_op is instantiated for n128 and n256");
+    static_assert(A_BYTES % 1024 == 0 && B_BYTES % 1024 == 0,
+                  "every tile starts at a swizzle atom (8 rows x 128 bytes)");
+    static_assert(STAGES >= 2, "a ring needs two stages");
+};
+
+/* The 128-byte swizzle wants each tile at a multiple of 1024 bytes; dynamic shared memory is
+ * only guaranteed 16-byte alignment. */
+static __device__ __forceinline__ unsigned char *align_1024(unsigned char *p)
+{
+    return p + ((1024u - (smem_u32(p) & 1023u)) & 1023u);
+}
+
+/* ================================================================================================
+ * Epilogue (every rung): straight from the accumulators. Register d[i] of warp j of the
+ * warpgroup, lane 4g + t, is C(row0 + 16j + g + 8((i/2)%2), col0 + 8(i/4) + 2t + i%2)
+ * (wgmma_ptx.cuh): pairs (d[i], d[i+1]) are neighbours, one float2 each. Four lanes of a row
+ * cover 32 contiguous bytes, one whole sector.
+ * ============================================================================================== */
+template <int ACC>
+__device__ __forceinline__ void epilogue_direct(const float (&d)[ACC], float *__restrict__ C,
+                                                long ldc, int row0, int col0, int M, int N,
+                                                float alpha, float beta, bool vec2)
+{
+    const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int i = 0; i < ACC; i += 2)
+        store_pair(C, ldc, row0 + 16 * warp + g + 8 * (i / 2 % 2), col0 + 8 * (i / 4) + 2 * t, M, N,
+                   d[i], d[i + 1], alpha, beta, vec2);
+}
+
+/* The 4 wgmma of one k-tile for one consumer warpgroup: a, b = shared-memory addresses of its 64
+ * rows of A and of the BN rows of B; k-step kk starts 32 kk bytes into the rows. first: the first
+ * k-tile of an output tile, whose first wgmma overwrites D instead of adding to it. */
+template <class T, class Cfg>
+__device__ __forceinline__ void wgmma_k_tile(float (&d)[Cfg::ACC], uint32_t a, uint32_t b,
+                                             bool first)
+{
+    wgmma_fence_operand(d);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < KSTEPS; kk++)
+        wgmma_op<T, Cfg::BN>::run(d, wgmma_desc_sw128(a + kk * MMA_K * 2),
+                                  wgmma_desc_sw128(b + kk * MMA_K * 2), first && kk == 0 ? 0 : 1);
+    wgmma_commit_group();
+    wgmma_fence_operand(d);
+}
+
+/* ================================================================================================
+ * v1: cp.async into a ring, the swizzle written by hand, barriers for the whole block
+ * ============================================================================================== */
+
+/* Copies the ROWS x 64 tile at (row0, k0) of a K-contiguous matrix (rows x K, leading dimension
+ * ld) into a 128-byte swizzled tile; zeros outside the matrix. Thread i copies chunks i,
+ * i + THREADS, ...: consecutive threads take consecutive 16 bytes of a row (coalesced). */
+template <int THREADS, int ROWS>
+__device__ __forceinline__ void load_tile_sw128(unsigned char *tile, const uint16_t *__restrict__ g,
+                                                long ld, int row0, int k0, int rows, int K,
+                                                bool vec)
+{
+    constexpr int CHUNKS = ROWS * ROW_BYTES / 16;
+    static_assert(CHUNKS % THREADS == 0, "the 16-byte chunks are shared evenly");
+    const uint32_t base = smem_u32(tile);
+#pragma unroll
+    for (int i = 0; i < CHUNKS / THREADS; i++) {
+        const int chunk = (int)threadIdx.x + i * THREADS, r = chunk / 8, c = chunk % 8;
+        const int gr = row0 + r, gk = k0 + 8 * c;
+        const uint32_t offset = r * ROW_BYTES + ((c ^ (r % 8)) << 4); /* the 128-byte swizzle */
+        if (vec) {
+            const bool inside = gr < rows && gk < K; /* K % 8 == 0: a chunk is in or out */
+            cp_async_16(base + offset, inside ? g + (size_t)gr * ld + gk : g, inside ? 16 : 0);
+        } else {
+            load_vector_scalar<uint16_t>((uint16_t *)(tile + offset), g, ld, gr, gk, rows, K);
+        }
+    }
+}
+
+template <class T, class Cfg, int GROUP_M>
+__global__ void __launch_bounds__(Cfg::CONSUMERS *WG_THREADS, 1)
+    gemm_cp_async(int M, int N, int K, const uint16_t *__restrict__ A, long lda,
+                  const uint16_t *__restrict__ B, long ldb, float *__restrict__ C, long ldc,
+                  float alpha, float beta, bool vec_a, bool vec_b, bool vec2)
+{
+    constexpr int THREADS = Cfg::CONSUMERS * WG_THREADS;
+    static_assert(Cfg::STAGES >= 2, "loads of k-tile t+STAGES-1 overlap the wgmma of t");
+    extern __shared__ unsigned char smem_raw[];
+    unsigned char *smem = align_1024(smem_raw);
+    const int wg = threadIdx.x / WG_THREADS;
+    int tm, tn;
+    block_tile_coords<GROUP_M>((M + Cfg::BM - 1) / Cfg::BM, (N + Cfg::BN - 1) / Cfg::BN, &tm, &tn);
+    const int m0 = tm * Cfg::BM, n0 = tn * Cfg::BN;
+    const int k_tiles = (K + BK - 1) / BK;
+
+    auto load = [&](int t) {
+        unsigned char *stage = smem + (t % Cfg::STAGES) * Cfg::STAGE_BYTES;
+        load_tile_sw128<THREADS, Cfg::BM>(stage, A, lda, m0, t * BK, M, K, vec_a);
+        load_tile_sw128<THREADS, Cfg::BN>(stage + Cfg::A_BYTES, B, ldb, n0, t * BK, N, K, vec_b);
+    };
+    float d[Cfg::ACC];
+#pragma unroll
+    for (int i = 0; i < Cfg::ACC; i++) d[i] = 0.0f;
+
+#pragma unroll
+    for (int t = 0; t < Cfg::STAGES - 1; t++) {
+        if (t < k_tiles) load(t);
+        cp_async_commit_group(); /* empty groups past the end keep wait_group's count */
+    }
+    for (int t = 0; t < k_tiles; t++) {
+        /* k-tile t has landed (this thread's copies); the fence hands this thread's writes to the
+         * async proxy that wgmma reads through; the barrier makes everyone's visible and says
+         * that every warpgroup is done with k-tile t-1, whose stage is refilled next */
+        cp_async_wait_group<Cfg::STAGES - 2>();
+        fence_proxy_async();
+        __syncthreads();
+        if (t + Cfg::STAGES - 1 < k_tiles) load(t + Cfg::STAGES - 1);
+        cp_async_commit_group();
+        const uint32_t stage = smem_u32(smem + (t % Cfg::STAGES) * Cfg::STAGE_BYTES);
+        wgmma_k_tile<T, Cfg>(d, stage + wg * WG_M * ROW_BYTES, stage + Cfg::A_BYTES, false);
+        wgmma_wait_group<0>(); /* the stage may be overwritten after the next barrier */
+        wgmma_fence_operand(d);
+    }
+    cp_async_wait_group<0>();
+    epilogue_direct<Cfg::ACC>(d, C, ldc, m0 + wg * WG_M, n0, M, N, alpha, beta, vec2);
+}
+
+/* ================================================================================================
+ * The ring of stages shared by v2..v5: full[s] (1 arrival, the producer's expect_tx, plus the
+ * bytes) and empty[s] (one arrival per consumer warp, of every block of the cluster).
+ * ============================================================================================== */
+template <class Cfg> struct ring {
+    unsigned char *smem;
+    uint64_t *full, *empty;
+    __device__ __forceinline__ explicit ring(unsigned char *aligned)
+        : smem(aligned), full((uint64_t *)(aligned + Cfg::STAGES * Cfg::STAGE_BYTES)),
+          empty(full + Cfg::STAGES)
+    {
+    }
+    __device__ __forceinline__ unsigned char *a(int s) const { return smem + s * Cfg::STAGE_BYTES; }
+    __device__ __forceinline__ unsigned char *b(int s) const { return a(s) + Cfg::A_BYTES; }
+    /* thread 0, before any use (then a barrier, or a cluster barrier) */
+    __device__ __forceinline__ void init(unsigned empty_arrivals) const
+    {
+        for (int s = 0; s < Cfg::STAGES; s++) {
+            mbar_init(&full[s], 1);
+            mbar_init(&empty[s], empty_arrivals);
+        }
+        fence_mbarrier_init();
+    }
+};
+
+/* Producer side: the k-tile (k index kt) of A rows m0.. and of B rows n0.. into stage s. With a
+ * cluster, B is loaded in CLUSTER_M slices, this block's slice multicast to all of them. */
+template <class Cfg, int CLUSTER_M>
+__device__ __forceinline__ void issue_k_tile(const ring<Cfg> &r, int s, const CUtensorMap *map_a,
+                                             const CUtensorMap *map_b, int kt, int m0, int n0,
+                                             unsigned rank)
+{
+    mbar_arrive_expect_tx(&r.full[s], Cfg::STAGE_BYTES); /* A, and all of B from every slice */
+    tma_load_2d(r.a(s), map_a, &r.full[s], kt * BK, m0);
+    if (CLUSTER_M == 1) {
+        tma_load_2d(r.b(s), map_b, &r.full[s], kt * BK, n0);
+    } else {
+        constexpr int SLICE = Cfg::BN / CLUSTER_M;
+        tma_load_2d_multicast(r.b(s) + rank * SLICE * ROW_BYTES, map_b, &r.full[s], kt * BK,
+                              n0 + (int)rank * SLICE, (uint16_t)((1u << CLUSTER_M) - 1));
+    }
+}
+
+/* Consumer side: this warp is done with stage s (its wgmma groups that read it completed). */
+template <int CLUSTER_M> __device__ __forceinline__ void release_stage(uint64_t *empty)
+{
+    if (threadIdx.x % 32 != 0) return;
+    if (CLUSTER_M == 1) {
+        mbar_arrive(empty);
+    } else {
+#pragma unroll
+        for (int c = 0; c < CLUSTER_M; c++) mbar_arrive_cluster(empty, (unsigned)c);
+    }
+}
+
+/* ================================================================================================
+ * v2: the TMA ring, every warpgroup a consumer, thread 0 also the producer
+ * ============================================================================================== */
+template <class T, class Cfg, int GROUP_M>
+__global__ void __launch_bounds__(Cfg::CONSUMERS *WG_THREADS, 1)
+    gemm_tma(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
+             const __grid_constant__ CUtensorMap map_b, float *__restrict__ C, long ldc,
+             float alpha, float beta, bool vec2)
+{
+    extern __shared__ unsigned char smem_raw[];
+    const ring<Cfg> r(align_1024(smem_raw));
+    if (threadIdx.x == 0) r.init(Cfg::CONSUMERS * 4);
+    __syncthreads();
+    const int wg = threadIdx.x / WG_THREADS;
+    int tm, tn;
+    block_tile_coords<GROUP_M>((M + Cfg::BM - 1) / Cfg::BM, (N + Cfg::BN - 1) / Cfg::BN, &tm, &tn);
+    const int m0 = tm * Cfg::BM, n0 = tn * Cfg::BN;
+    const int k_tiles = (K + BK - 1) / BK;
+
+    if (threadIdx.x == 0)
+        for (int t = 0; t < Cfg::STAGES && t < k_tiles; t++)
+            issue_k_tile<Cfg, 1>(r, t, &map_a, &map_b, t, m0, n0, 0);
+    float d[Cfg::ACC];
+#pragma unroll
+    for (int i = 0; i < Cfg::ACC; i++) d[i] = 0.0f;
+    /* do-while, not for: K >= 1, and a loop the compiler knows runs at least once has no path on
+     * which the accumulators skip it. With a for loop it joins that path with the loop's exit
+     * by moving the accumulators while the last wgmma group is still in flight, and ptxas then
+     * serialises every wgmma (warning C7515, "wgmma.mma_async instructions are serialized"). */
+    int t = 0;
+    do {
+        const int s = t % Cfg::STAGES;
+        mbar_wait(&r.full[s], (t / Cfg::STAGES) % 2);
+        wgmma_k_tile<T, Cfg>(d, smem_u32(r.a(s)) + wg * WG_M * ROW_BYTES, smem_u32(r.b(s)), t == 0);
+        wgmma_wait_group<1>(); /* k-tile t-1's wgmma are done: its stage is free */
+        if (t > 0) {
+            const int p = (t - 1) % Cfg::STAGES;
+            release_stage<1>(&r.empty[p]);
+            if (threadIdx.x == 0 && t - 1 + Cfg::STAGES < k_tiles) {
+                mbar_wait(&r.empty[p], (t - 1) / Cfg::STAGES % 2);
+                issue_k_tile<Cfg, 1>(r, p, &map_a, &map_b, t - 1 + Cfg::STAGES, m0, n0, 0);
+            }
+        }
+    } while (++t < k_tiles);
+    wgmma_wait_group<0>();
+    wgmma_fence_operand(d);
+    epilogue_direct<Cfg::ACC>(d, C, ldc, m0 + wg * WG_M, n0, M, N, alpha, beta, vec2);
+}
+
+/* ================================================================================================
+ * v3..v5: warp-specialised. Warpgroup 0 produces, warpgroups 1..CONSUMERS consume. A block works
+ * on "units": one tile of C, or with a cluster one column of CLUSTER_M vertically neighbouring
+ * tiles (block `rank` of the cluster takes the rank-th). PERSISTENT: a block walks units
+ * blockIdx / CLUSTER_M, + the number of clusters, ...; else it takes one. Producer and consumers
+ * walk the same sequence, and the ring's position (it) runs on across units.
+ * ============================================================================================== */
+constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
+
+template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP_M>
+__global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
+    gemm_warpspec(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
+                  const __grid_constant__ CUtensorMap map_b, float *__restrict__ C, long ldc,
+                  float alpha, float beta, bool vec2)
+{
+    static_assert(PRODUCER_REGS * WG_THREADS + CONSUMER_REGS * WG_THREADS * Cfg::CONSUMERS <= 65536,
+                  "the register file holds the producer's and the consumers' registers");
+    static_assert(Cfg::BN % (8 * CLUSTER_M) == 0, "B's slices are whole 8-row swizzle atoms");
+    extern __shared__ unsigned char smem_raw[];
+    const ring<Cfg> r(align_1024(smem_raw));
+    const unsigned rank = CLUSTER_M > 1 ? cluster_ctarank() : 0;
+    if (threadIdx.x == 0) r.init(Cfg::CONSUMERS * 4 * CLUSTER_M);
+    if (CLUSTER_M > 1)
+        cluster_sync(); /* the partner's barriers exist before anything arrives on them */
+    else
+        __syncthreads();
+
+    const int tiles_m = (M + Cfg::BM - 1) / Cfg::BM, tiles_n = (N + Cfg::BN - 1) / Cfg::BN;
+    const int units_m = (tiles_m + CLUSTER_M - 1) / CLUSTER_M, units = units_m * tiles_n;
+    const int first = blockIdx.x / CLUSTER_M;
+    const int step = PERSISTENT ? gridDim.x / CLUSTER_M : units;
+    const int k_tiles = (K + BK - 1) / BK;
+    const int wg = threadIdx.x / WG_THREADS;
+
+    if (wg == 0) {
+        setmaxnreg_dec<PRODUCER_REGS>();
+        if (threadIdx.x == 0) {
+            int it = 0;
+            for (int u = first; u < units; u += step) {
+                int um, tn;
+                tile_coords<GROUP_M>(u, units_m, tiles_n, &um, &tn);
+                const int m0 = (um * CLUSTER_M + (int)rank) * Cfg::BM, n0 = tn * Cfg::BN;
+                for (int t = 0; t < k_tiles; t++, it++) {
+                    const int s = it % Cfg::STAGES;
+                    /* the use-th fill of stage s waits for the consumers' release of fill use-1 */
+                    if (it >= Cfg::STAGES) mbar_wait(&r.empty[s], (it / Cfg::STAGES - 1) % 2);
+                    issue_k_tile<Cfg, CLUSTER_M>(r, s, &map_a, &map_b, t, m0, n0, rank);
+                }
+            }
+        }
+        __syncwarp();
+    } else {
+        setmaxnreg_inc<CONSUMER_REGS>();
+        const int cw = wg - 1; /* this consumer's 64 rows of the tile */
+        float d[Cfg::ACC];
+#pragma unroll
+        for (int i = 0; i < Cfg::ACC; i++) d[i] = 0.0f;
+        int it = 0;
+        for (int u = first; u < units; u += step) {
+            int um, tn;
+            tile_coords<GROUP_M>(u, units_m, tiles_n, &um, &tn);
+            const int m0 = (um * CLUSTER_M + (int)rank) * Cfg::BM, n0 = tn * Cfg::BN;
+            for (int t = 0; t < k_tiles; t++, it++) {
+                const int s = it % Cfg::STAGES;
+                mbar_wait(&r.full[s], it / Cfg::STAGES % 2);
+                wgmma_k_tile<T, Cfg>(d, smem_u32(r.a(s)) + cw * WG_M * ROW_BYTES, smem_u32(r.b(s)),
+                                     t == 0);
+                wgmma_wait_group<1>(); /* the previous k-tile's group is done */
+                if (t > 0) release_stage<CLUSTER_M>(&r.empty[(it - 1) % Cfg::STAGES]);
+            }
+            wgmma_wait_group<0>();
+            wgmma_fence_operand(d);
+            release_stage<CLUSTER_M>(&r.empty[(it - 1) % Cfg::STAGES]);
+            epilogue_direct<Cfg::ACC>(d, C, ldc, m0 + cw * WG_M, n0, M, N, alpha, beta, vec2);
+        }
+    }
+    /* with a cluster: no block may exit while its partner can still multicast into its shared
+     * memory or arrive on its barriers */
+    if (CLUSTER_M > 1) cluster_sync();
+}
+
+/* ================================================================================================
+ * The rungs' configurations and the host side
+ * ============================================================================================== */
+/*                     BN  STAGES CONSUMERS */
+typedef wg_config<128, 3, 2> V1;
+typedef wg_config<128, 4, 2> V2;
+typedef wg_config<256, 4, 2> V3; /* also v4, v5 */
+constexpr int GROUP_M = 8;
+constexpr int V5_CLUSTER = 2;
+
+static bool is_bf16(const tc_gemm_variant *v)
+{
+    return *(const wgmma_input *)v->impl == WGMMA_IN_BF16;
+}
+static bool c_vec2(const tc_gemm_problem *p)
+{
+    return (uintptr_t)p->d_c % 8 == 0 && p->ldc % 2 == 0;
+}
+
+/* What prepare() works out once and launch() uses: the tensor maps and the grid. */
+typedef struct {
+    CUtensorMap map_a, map_b;
+    unsigned grid;
+} wg_plan;
+
+enum rung { RUNG_TMA, RUNG_WARPSPEC, RUNG_PERSISTENT, RUNG_CLUSTER };
+
+/* The kernel of a TMA rung for input type T. */
+template <class T> static const void *rung_kernel(int rung)
+{
+    switch (rung) {
+    case RUNG_TMA: return (const void *)gemm_tma<T, V2, GROUP_M>;
+    case RUNG_WARPSPEC: return (const void *)gemm_warpspec<T, V3, false, 1, GROUP_M>;
+    case RUNG_PERSISTENT: return (const void *)gemm_warpspec<T, V3, true, 1, GROUP_M>;
+    default: return (const void *)gemm_warpspec<T, V3, true, V5_CLUSTER, GROUP_M>;
+    }
+}
+
+static const char *prepare_tma(const tc_gemm_variant *v, tc_gemm_problem *p, int rung)
+{
+    static char why[160];
+    const char *a = tma_operand_unsupported(p->d_a, p->lda);
+    const char *b = tma_operand_unsupported(p->d_b, p->ldb);
+    if (a || b) {
+        snprintf(why, sizeof why, TC_GEMM_SKIP "%s: %s", a ? "A" : "B", a ? a : b);
+        return why;
+    }
+    const bool bf16 = is_bf16(v);
+    const void *kernel = bf16 ? rung_kernel<__nv_bfloat16>(rung) : rung_kernel<__half>(rung);
+    const int bm = rung == RUNG_TMA ? V2::BM : V3::BM, bn = rung == RUNG_TMA ? V2::BN : V3::BN;
+    const size_t smem = rung == RUNG_TMA ? V2::SMEM_BYTES : V3::SMEM_BYTES;
+    const char *no_smem = allow_smem(kernel, smem);
+    if (no_smem) return no_smem;
+
+    wg_plan *plan = (wg_plan *)malloc(sizeof *plan);
+    if (!plan) return "out of host memory";
+    plan->map_a = tma_map_kmajor(p->d_a, bf16, p->M, p->K, p->lda, bm);
+    plan->map_b = tma_map_kmajor(p->d_b, bf16, p->N, p->K, p->ldb,
+                                 rung == RUNG_CLUSTER ? bn / V5_CLUSTER : bn);
+    const unsigned tiles = tile_count(p, bm, bn);
+    plan->grid = tiles;
+    int dev = 0, sms = 0;
+    TC_CUDA_CHECK(cudaGetDevice(&dev));
+    TC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if (rung == RUNG_PERSISTENT) {
+        plan->grid = tiles < (unsigned)sms ? tiles : (unsigned)sms; /* one block per SM */
+    } else if (rung == RUNG_CLUSTER) {
+        /* as many clusters as fit at once (an SM whose partner SM is busy cannot host one) */
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute attr;
+        attr.id = cudaLaunchAttributeClusterDimension;
+        attr.val.clusterDim.x = V5_CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+        cfg.gridDim = dim3(V5_CLUSTER * sms, 1, 1);
+        cfg.blockDim = dim3((V3::CONSUMERS + 1) * WG_THREADS, 1, 1);
+        cfg.dynamicSmemBytes = V3::SMEM_BYTES;
+        cfg.attrs = &attr, cfg.numAttrs = 1;
+        int clusters = 0;
+        TC_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
+        if (clusters < 1) return TC_GEMM_SKIP "no cluster of 2 blocks fits on this GPU";
+        const unsigned tiles_m = (unsigned)((p->M + bm - 1) / bm),
+                       tiles_n = (unsigned)((p->N + bn - 1) / bn);
+        const unsigned units = (tiles_m + V5_CLUSTER - 1) / V5_CLUSTER * tiles_n;
+        plan->grid = V5_CLUSTER * (units < (unsigned)clusters ? units : (unsigned)clusters);
+    }
+    p->plan = plan;
+    return NULL;
+}
+
+template <class T> static void launch_tma(int rung, const tc_gemm_problem *p, cudaStream_t stream)
+{
+    const wg_plan *plan = (const wg_plan *)p->plan;
+    float *C = (float *)p->d_c;
+    const bool vec2 = c_vec2(p);
+    switch (rung) {
+    case RUNG_TMA:
+        gemm_tma<T, V2, GROUP_M>
+            <<<plan->grid, V2::CONSUMERS * WG_THREADS, V2::SMEM_BYTES, stream>>>(
+                p->M, p->N, p->K, plan->map_a, plan->map_b, C, p->ldc, p->alpha, p->beta, vec2);
+        break;
+    case RUNG_WARPSPEC:
+        gemm_warpspec<T, V3, false, 1, GROUP_M>
+            <<<plan->grid, (V3::CONSUMERS + 1) * WG_THREADS, V3::SMEM_BYTES, stream>>>(
+                p->M, p->N, p->K, plan->map_a, plan->map_b, C, p->ldc, p->alpha, p->beta, vec2);
+        break;
+    case RUNG_PERSISTENT:
+        gemm_warpspec<T, V3, true, 1, GROUP_M>
+            <<<plan->grid, (V3::CONSUMERS + 1) * WG_THREADS, V3::SMEM_BYTES, stream>>>(
+                p->M, p->N, p->K, plan->map_a, plan->map_b, C, p->ldc, p->alpha, p->beta, vec2);
+        break;
+    default: {
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute attr;
+        attr.id = cudaLaunchAttributeClusterDimension;
+        attr.val.clusterDim.x = V5_CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+        cfg.gridDim = dim3(plan->grid, 1, 1);
+        cfg.blockDim = dim3((V3::CONSUMERS + 1) * WG_THREADS, 1, 1);
+        cfg.dynamicSmemBytes = V3::SMEM_BYTES;
+        cfg.stream = stream;
+        cfg.attrs = &attr, cfg.numAttrs = 1;
+        TC_CUDA_CHECK(cudaLaunchKernelEx(&cfg, gemm_warpspec<T, V3, true, V5_CLUSTER, GROUP_M>,
+                                         p->M, p->N, p->K, plan->map_a, plan->map_b, C, p->ldc,
+                                         p->alpha, p->beta, vec2));
+    }
+    }
+}
+
+/* ---- the hooks ------------------------------------------------------------------------------ */
+extern "C" const char *wgmma_v1_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    return is_bf16(v)
+               ? allow_smem((const void *)gemm_cp_async<__nv_bfloat16, V1, GROUP_M>, V1::SMEM_BYTES)
+               : allow_smem((const void *)gemm_cp_async<__half, V1, GROUP_M>, V1::SMEM_BYTES);
+}
+
+extern "C" void wgmma_v1_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                                cudaStream_t stream)
+{
+    const bool vec_a = rows_vectorizable(p->d_a, p->lda, p->K, 2);
+    const bool vec_b = rows_vectorizable(p->d_b, p->ldb, p->K, 2);
+    const unsigned grid = tile_count(p, V1::BM, V1::BN);
+#define V1_ARGS                                                                                    \
+    p->M, p->N, p->K, (const uint16_t *)p->d_a, p->lda, (const uint16_t *)p->d_b, p->ldb,          \
+        (float *)p->d_c, p->ldc, p->alpha, p->beta, vec_a, vec_b, c_vec2(p)
+    if (is_bf16(v))
+        gemm_cp_async<__nv_bfloat16, V1, GROUP_M>
+            <<<grid, V1::CONSUMERS * WG_THREADS, V1::SMEM_BYTES, stream>>>(V1_ARGS);
+    else
+        gemm_cp_async<__half, V1, GROUP_M>
+            <<<grid, V1::CONSUMERS * WG_THREADS, V1::SMEM_BYTES, stream>>>(V1_ARGS);
+#undef V1_ARGS
+}
+
+#define TMA_RUNG_HOOKS(vn, rung)                                                                   \
+    extern "C" const char *wgmma_##vn##_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)      \
+    {                                                                                              \
+        return prepare_tma(v, p, rung);                                                            \
+    }                                                                                              \
+    extern "C" void wgmma_##vn##_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,        \
+                                        cudaStream_t stream)                                       \
+    {                                                                                              \
+        if (is_bf16(v))                                                                            \
+            launch_tma<__nv_bfloat16>(rung, p, stream);                                            \
+        else                                                                                       \
+            launch_tma<__half>(rung, p, stream);                                                   \
+    }
+TMA_RUNG_HOOKS(v2, RUNG_TMA)
+TMA_RUNG_HOOKS(v3, RUNG_WARPSPEC)
+TMA_RUNG_HOOKS(v4, RUNG_PERSISTENT)
+TMA_RUNG_HOOKS(v5, RUNG_CLUSTER)
+#undef TMA_RUNG_HOOKS
+
+extern "C" void wgmma_release(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    free(p->plan);
+    p->plan = NULL;
+}
