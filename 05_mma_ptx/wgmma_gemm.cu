@@ -270,15 +270,16 @@ __device__ __forceinline__ void issue_k_tile(const ring<Cfg> &r, int s, const CU
     }
 }
 
-/* Consumer side: this warp is done with stage s (its wgmma groups that read it completed). */
+/* Consumer side: this warp is done with stage s (its wgmma groups that read it completed). With a
+ * cluster, lane c tells block c: every block's producer waits for the consumers of all of them,
+ * because its multicast writes into all of them. */
 template <int CLUSTER_M> __device__ __forceinline__ void release_stage(uint64_t *empty)
 {
-    if (threadIdx.x % 32 != 0) return;
+    const unsigned lane = threadIdx.x % 32;
     if (CLUSTER_M == 1) {
-        mbar_arrive(empty);
-    } else {
-#pragma unroll
-        for (int c = 0; c < CLUSTER_M; c++) mbar_arrive_cluster(empty, (unsigned)c);
+        if (lane == 0) mbar_arrive(empty);
+    } else if (lane < (unsigned)CLUSTER_M) {
+        mbar_arrive_cluster(empty, lane);
     }
 }
 
@@ -437,105 +438,106 @@ typedef struct {
     unsigned grid;
 } wg_plan;
 
-enum rung { RUNG_TMA, RUNG_WARPSPEC, RUNG_PERSISTENT, RUNG_CLUSTER };
-
-/* The kernel of a TMA rung for input type T. */
-template <class T> static const void *rung_kernel(int rung)
-{
-    switch (rung) {
-    case RUNG_TMA: return (const void *)gemm_tma<T, V2, GROUP_M>;
-    case RUNG_WARPSPEC: return (const void *)gemm_warpspec<T, V3, false, 1, GROUP_M>;
-    case RUNG_PERSISTENT: return (const void *)gemm_warpspec<T, V3, true, 1, GROUP_M>;
-    default: return (const void *)gemm_warpspec<T, V3, true, V5_CLUSTER, GROUP_M>;
-    }
-}
-
-static const char *prepare_tma(const tc_gemm_variant *v, tc_gemm_problem *p, int rung)
+/* NULL, or why the TMA cannot read A or B (a TC_GEMM_SKIP message: the problem is valid) */
+static const char *tma_unsupported(const tc_gemm_problem *p)
 {
     static char why[160];
     const char *a = tma_operand_unsupported(p->d_a, p->lda);
     const char *b = tma_operand_unsupported(p->d_b, p->ldb);
-    if (a || b) {
-        snprintf(why, sizeof why, TC_GEMM_SKIP "%s: %s", a ? "A" : "B", a ? a : b);
-        return why;
-    }
-    const bool bf16 = is_bf16(v);
-    const void *kernel = bf16 ? rung_kernel<__nv_bfloat16>(rung) : rung_kernel<__half>(rung);
-    const int bm = rung == RUNG_TMA ? V2::BM : V3::BM, bn = rung == RUNG_TMA ? V2::BN : V3::BN;
-    const size_t smem = rung == RUNG_TMA ? V2::SMEM_BYTES : V3::SMEM_BYTES;
-    const char *no_smem = allow_smem(kernel, smem);
-    if (no_smem) return no_smem;
+    if (!a && !b) return NULL;
+    snprintf(why, sizeof why, TC_GEMM_SKIP "%s: %s", a ? "A" : "B", a ? a : b);
+    return why;
+}
 
+static wg_plan *make_plan(const tc_gemm_variant *v, const tc_gemm_problem *p, int bm, int b_box)
+{
     wg_plan *plan = (wg_plan *)malloc(sizeof *plan);
+    if (!plan) return NULL;
+    plan->map_a = tma_map_kmajor(p->d_a, is_bf16(v), p->M, p->K, p->lda, bm);
+    plan->map_b = tma_map_kmajor(p->d_b, is_bf16(v), p->N, p->K, p->ldb, b_box);
+    return plan;
+}
+
+/* ---- v2 ------------------------------------------------------------------------------------ */
+static const char *prepare_v2(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    const char *why = tma_unsupported(p);
+    if (why) return why;
+    why = is_bf16(v) ? allow_smem((const void *)gemm_tma<__nv_bfloat16, V2, GROUP_M>, V2::SMEM_BYTES)
+                     : allow_smem((const void *)gemm_tma<__half, V2, GROUP_M>, V2::SMEM_BYTES);
+    if (why) return why;
+    wg_plan *plan = make_plan(v, p, V2::BM, V2::BN);
     if (!plan) return "out of host memory";
-    plan->map_a = tma_map_kmajor(p->d_a, bf16, p->M, p->K, p->lda, bm);
-    plan->map_b = tma_map_kmajor(p->d_b, bf16, p->N, p->K, p->ldb,
-                                 rung == RUNG_CLUSTER ? bn / V5_CLUSTER : bn);
-    const unsigned tiles = tile_count(p, bm, bn);
-    plan->grid = tiles;
-    int dev = 0, sms = 0;
-    TC_CUDA_CHECK(cudaGetDevice(&dev));
-    TC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    if (rung == RUNG_PERSISTENT) {
-        plan->grid = tiles < (unsigned)sms ? tiles : (unsigned)sms; /* one block per SM */
-    } else if (rung == RUNG_CLUSTER) {
-        /* as many clusters as fit at once (an SM whose partner SM is busy cannot host one) */
-        cudaLaunchConfig_t cfg = {};
-        cudaLaunchAttribute attr;
-        attr.id = cudaLaunchAttributeClusterDimension;
-        attr.val.clusterDim.x = V5_CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
-        cfg.gridDim = dim3(V5_CLUSTER * sms, 1, 1);
-        cfg.blockDim = dim3((V3::CONSUMERS + 1) * WG_THREADS, 1, 1);
-        cfg.dynamicSmemBytes = V3::SMEM_BYTES;
-        cfg.attrs = &attr, cfg.numAttrs = 1;
-        int clusters = 0;
-        TC_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
-        if (clusters < 1) return TC_GEMM_SKIP "no cluster of 2 blocks fits on this GPU";
-        const unsigned tiles_m = (unsigned)((p->M + bm - 1) / bm),
-                       tiles_n = (unsigned)((p->N + bn - 1) / bn);
-        const unsigned units = (tiles_m + V5_CLUSTER - 1) / V5_CLUSTER * tiles_n;
-        plan->grid = V5_CLUSTER * (units < (unsigned)clusters ? units : (unsigned)clusters);
-    }
+    plan->grid = tile_count(p, V2::BM, V2::BN);
     p->plan = plan;
     return NULL;
 }
 
-template <class T> static void launch_tma(int rung, const tc_gemm_problem *p, cudaStream_t stream)
+template <class T> static void launch_v2(const tc_gemm_problem *p, cudaStream_t stream)
 {
     const wg_plan *plan = (const wg_plan *)p->plan;
-    float *C = (float *)p->d_c;
-    const bool vec2 = c_vec2(p);
-    switch (rung) {
-    case RUNG_TMA:
-        gemm_tma<T, V2, GROUP_M>
-            <<<plan->grid, V2::CONSUMERS * WG_THREADS, V2::SMEM_BYTES, stream>>>(
-                p->M, p->N, p->K, plan->map_a, plan->map_b, C, p->ldc, p->alpha, p->beta, vec2);
-        break;
-    case RUNG_WARPSPEC:
-        gemm_warpspec<T, V3, false, 1, GROUP_M>
-            <<<plan->grid, (V3::CONSUMERS + 1) * WG_THREADS, V3::SMEM_BYTES, stream>>>(
-                p->M, p->N, p->K, plan->map_a, plan->map_b, C, p->ldc, p->alpha, p->beta, vec2);
-        break;
-    case RUNG_PERSISTENT:
-        gemm_warpspec<T, V3, true, 1, GROUP_M>
-            <<<plan->grid, (V3::CONSUMERS + 1) * WG_THREADS, V3::SMEM_BYTES, stream>>>(
-                p->M, p->N, p->K, plan->map_a, plan->map_b, C, p->ldc, p->alpha, p->beta, vec2);
-        break;
-    default: {
-        cudaLaunchConfig_t cfg = {};
+    gemm_tma<T, V2, GROUP_M><<<plan->grid, V2::CONSUMERS * WG_THREADS, V2::SMEM_BYTES, stream>>>(
+        p->M, p->N, p->K, plan->map_a, plan->map_b, (float *)p->d_c, p->ldc, p->alpha, p->beta,
+        c_vec2(p));
+}
+
+/* ---- v3..v5: one kernel template, three choices ------------------------------------------------ */
+static cudaLaunchConfig_t ws_launch_config(unsigned grid, int cluster, cudaLaunchAttribute *attr,
+                                           cudaStream_t stream)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid, 1, 1);
+    cfg.blockDim = dim3((V3::CONSUMERS + 1) * WG_THREADS, 1, 1);
+    cfg.dynamicSmemBytes = V3::SMEM_BYTES;
+    cfg.stream = stream;
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = (unsigned)cluster, attr->val.clusterDim.y = 1;
+    attr->val.clusterDim.z = 1;
+    cfg.attrs = attr, cfg.numAttrs = 1;
+    return cfg;
+}
+
+template <bool PERSISTENT, int CLUSTER_M, int GROUP>
+static const char *prepare_ws(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    const char *why = tma_unsupported(p);
+    if (why) return why;
+    const void *kernel = is_bf16(v)
+                             ? (const void *)gemm_warpspec<__nv_bfloat16, V3, PERSISTENT, CLUSTER_M, GROUP>
+                             : (const void *)gemm_warpspec<__half, V3, PERSISTENT, CLUSTER_M, GROUP>;
+    why = allow_smem(kernel, V3::SMEM_BYTES);
+    if (why) return why;
+    /* units: one tile, or a column of CLUSTER_M tiles; persistent: as many blocks (clusters) as
+     * fit on the GPU at once, one per SM */
+    const unsigned tiles_m = (unsigned)((p->M + V3::BM - 1) / V3::BM);
+    const unsigned units = (tiles_m + CLUSTER_M - 1) / CLUSTER_M * (unsigned)((p->N + V3::BN - 1) / V3::BN);
+    unsigned resident = units;
+    if (PERSISTENT) {
         cudaLaunchAttribute attr;
-        attr.id = cudaLaunchAttributeClusterDimension;
-        attr.val.clusterDim.x = V5_CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
-        cfg.gridDim = dim3(plan->grid, 1, 1);
-        cfg.blockDim = dim3((V3::CONSUMERS + 1) * WG_THREADS, 1, 1);
-        cfg.dynamicSmemBytes = V3::SMEM_BYTES;
-        cfg.stream = stream;
-        cfg.attrs = &attr, cfg.numAttrs = 1;
-        TC_CUDA_CHECK(cudaLaunchKernelEx(&cfg, gemm_warpspec<T, V3, true, V5_CLUSTER, GROUP_M>,
-                                         p->M, p->N, p->K, plan->map_a, plan->map_b, C, p->ldc,
-                                         p->alpha, p->beta, vec2));
+        int dev = 0, sms = 0, clusters = 0;
+        TC_CUDA_CHECK(cudaGetDevice(&dev));
+        TC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        cudaLaunchConfig_t cfg = ws_launch_config((unsigned)(CLUSTER_M * sms), CLUSTER_M, &attr, 0);
+        TC_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
+        if (clusters < 1) return TC_GEMM_SKIP "no block (cluster) of this kernel fits on this GPU";
+        resident = (unsigned)clusters;
     }
-    }
+    wg_plan *plan = make_plan(v, p, V3::BM, V3::BN / CLUSTER_M);
+    if (!plan) return "out of host memory";
+    plan->grid = CLUSTER_M * (units < resident ? units : resident);
+    p->plan = plan;
+    return NULL;
+}
+
+template <class T, bool PERSISTENT, int CLUSTER_M, int GROUP>
+static void launch_ws(const tc_gemm_problem *p, cudaStream_t stream)
+{
+    const wg_plan *plan = (const wg_plan *)p->plan;
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = ws_launch_config(plan->grid, CLUSTER_M, &attr, stream);
+    TC_CUDA_CHECK(cudaLaunchKernelEx(&cfg, gemm_warpspec<T, V3, PERSISTENT, CLUSTER_M, GROUP>, p->M,
+                                     p->N, p->K, plan->map_a, plan->map_b, (float *)p->d_c, p->ldc,
+                                     p->alpha, p->beta, c_vec2(p)));
 }
 
 /* ---- the hooks ------------------------------------------------------------------------------ */
@@ -564,24 +566,40 @@ extern "C" void wgmma_v1_launch(const tc_gemm_variant *v, const tc_gemm_problem 
 #undef V1_ARGS
 }
 
-#define TMA_RUNG_HOOKS(vn, rung)                                                                   \
-    extern "C" const char *wgmma_##vn##_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)      \
+extern "C" const char *wgmma_v2_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    return prepare_v2(v, p);
+}
+extern "C" void wgmma_v2_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                                cudaStream_t stream)
+{
+    if (is_bf16(v))
+        launch_v2<__nv_bfloat16>(p, stream);
+    else
+        launch_v2<__half>(p, stream);
+}
+
+#define WS_HOOKS(vn, PERSISTENT, CLUSTER_M, GROUP)                                                 \
+    extern "C" const char *wgmma_##vn##_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)     \
     {                                                                                              \
-        return prepare_tma(v, p, rung);                                                            \
+        return prepare_ws<PERSISTENT, CLUSTER_M, GROUP>(v, p);                                     \
     }                                                                                              \
-    extern "C" void wgmma_##vn##_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,        \
+    extern "C" void wgmma_##vn##_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,       \
                                         cudaStream_t stream)                                       \
     {                                                                                              \
         if (is_bf16(v))                                                                            \
-            launch_tma<__nv_bfloat16>(rung, p, stream);                                            \
+            launch_ws<__nv_bfloat16, PERSISTENT, CLUSTER_M, GROUP>(p, stream);                     \
         else                                                                                       \
-            launch_tma<__half>(rung, p, stream);                                                   \
+            launch_ws<__half, PERSISTENT, CLUSTER_M, GROUP>(p, stream);                            \
     }
-TMA_RUNG_HOOKS(v2, RUNG_TMA)
-TMA_RUNG_HOOKS(v3, RUNG_WARPSPEC)
-TMA_RUNG_HOOKS(v4, RUNG_PERSISTENT)
-TMA_RUNG_HOOKS(v5, RUNG_CLUSTER)
-#undef TMA_RUNG_HOOKS
+WS_HOOKS(v3, false, 1, GROUP_M)
+WS_HOOKS(v4, true, 1, GROUP_M)
+WS_HOOKS(v5, true, V5_CLUSTER, GROUP_M)
+/* experiments (not part of the ladder): */
+WS_HOOKS(x1, false, V5_CLUSTER, GROUP_M)
+WS_HOOKS(x2, true, 1, 16)
+WS_HOOKS(x3, true, V5_CLUSTER, 4)
+#undef WS_HOOKS
 
 extern "C" void wgmma_release(const tc_gemm_variant *v, tc_gemm_problem *p)
 {

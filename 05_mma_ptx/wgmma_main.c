@@ -51,7 +51,13 @@ static void *wgmma_chapter_init(const tc_device_info *dev, FILE *info)
     X("v4_persistent", "v3 persistent: one block per SM walks the tiles, ring runs across", 8,    \
       wgmma_v4_prepare, wgmma_v4_launch, wgmma_release),                                           \
     X("v5_cluster",    "v4 in clusters of 2 along M, B tile multicast by TMA to both", 8,         \
-      wgmma_v5_prepare, wgmma_v5_launch, wgmma_release)
+      wgmma_v5_prepare, wgmma_v5_launch, wgmma_release),                                           \
+    X("x1_cluster_np", "experiment: v3 (not persistent) in clusters of 2 with multicast", 8,      \
+      wgmma_x1_prepare, wgmma_x1_launch, wgmma_release),                                           \
+    X("x2_persist_g16", "experiment: v4 with 16 tile-rows per band", 8,                           \
+      wgmma_x2_prepare, wgmma_x2_launch, wgmma_release),                                           \
+    X("x3_cluster_g4", "experiment: v5 with 4 cluster-rows (8 tile-rows) per band", 8,            \
+      wgmma_x3_prepare, wgmma_x3_launch, wgmma_release)
 
 /* The variant table: --list, --variant, --test and --bench all come from it. */
 static const tc_gemm_variant variants[] = {
