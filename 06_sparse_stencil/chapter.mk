@@ -3,7 +3,7 @@
 # the strided swap), against cuDNN. cuDNN is not linked: common/cudnn_loader.c loads it at run
 # time (only the cuDNN rung reports skipped when the library is missing at run time). The build
 # needs cudnn.h, because stencil_cudnn.c includes it: hence NEEDS cudnn.
-$(d)_SRCS    := stencil.c stencil_cudnn.c stencil_tc.cu stencil_cuda.cu stencil_probe.cu
+$(d)_SRCS    := stencil.c stencil_cudnn.c stencil_probe.c stencil_tc.cu stencil_cuda.cu stencil_probe.cu
 $(d)_LIBS    :=
 $(d)_MIN_SM  := 80
 $(d)_ARCH    :=

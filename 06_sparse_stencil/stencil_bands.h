@@ -115,16 +115,17 @@
 #endif
 
 enum {
-    ST_L = 16,                       /* outputs of one band segment = M of the mma */
-    ST_K = 32,                       /* input window = K of m16n8k32 = 2L */
-    ST_WIN = 8,                      /* the window starts 8 points left of the segment */
-    ST_R_MAX = 7,                    /* 2r + 1 <= 15 = L - 1: the swap's limit */
-    ST_D_MAX = 2 * ST_R_MAX + 1,     /* taps along one direction */
-    ST_CHUNKS = ST_K / 4,            /* 4-column chunks of a row of A */
+    ST_L = 16,                        /* outputs of one band segment = M of the mma */
+    ST_K = 32,                        /* input window = K of m16n8k32 = 2L */
+    ST_WIN = 8,                       /* the window starts 8 points left of the segment */
+    ST_R_MAX = 7,                     /* 2r + 1 <= 15 = L - 1: the swap's limit */
+    ST_D_MAX = 2 * ST_R_MAX + 1,      /* taps along one direction */
+    ST_CHUNKS = ST_K / 4,             /* 4-column chunks of a row of A */
     ST_PAIRS_MAX = (ST_D_MAX + 1) / 2 /* metadata words per lane: one per pair of rows dy */
 };
 
-/* ---- fragment lane maps (PTX ISA; see the header comment) -------------------------------------- */
+/* ---- fragment lane maps (PTX ISA; see the header comment) --------------------------------------
+ */
 /* A of m16n8k16 (and the compressed 16x16 values of sparse m16n8k32): register j of lane */
 static inline ST_HD int st_frag_a_row(int lane, int j) { return lane / 4 + 8 * (j & 1); }
 static inline ST_HD int st_frag_a_col(int lane, int j) { return 2 * (lane % 4) + 8 * (j >> 1); }
@@ -157,12 +158,12 @@ static inline ST_HD void st_swap_b(const uint32_t r[4], uint32_t b[4])
     b[3] = (r[3] & 0xFFFFu) | (r[1] & 0xFFFF0000u);
 }
 
-/* ---- the shared-memory input tile of the tensor-core kernels -------------------------------------
- * Rows of `row_halves` halves (a multiple of 8: every row 16-byte aligned) plus one 16-byte gap
- * after every `s_rows` rows. ldmatrix reads 8 rows that are s_rows apart (the warp's 8 columns n of
- * B are grid rows s_rows apart, see stencil_tc.cuh); the gap shifts each of them by one 16-byte
- * bank group, so the 8 rows hit 8 different groups (conflict-free) whenever s_rows * row_halves / 8
- * is even. Offsets in halves. */
+/* ---- the shared-memory input tile of the tensor-core kernels
+ * ------------------------------------- Rows of `row_halves` halves (a multiple of 8: every row
+ * 16-byte aligned) plus one 16-byte gap after every `s_rows` rows. ldmatrix reads 8 rows that are
+ * s_rows apart (the warp's 8 columns n of B are grid rows s_rows apart, see stencil_tc.cuh); the
+ * gap shifts each of them by one 16-byte bank group, so the 8 rows hit 8 different groups
+ * (conflict-free) whenever s_rows * row_halves / 8 is even. Offsets in halves. */
 static inline ST_HD int st_smem_offset(int rho, int col, int s_rows, int row_halves)
 {
     return rho * row_halves + (rho / s_rows) * 8 + col;
@@ -179,7 +180,8 @@ static inline ST_HD int st_ldm_b_rho(int lane, int rho0, int s_rows)
 }
 static inline ST_HD int st_ldm_b_col(int lane, int col0) { return col0 + 8 * (lane / 8); }
 
-/* ---- host side: the banded matrices, compression, fragments ------------------------------------ */
+/* ---- host side: the banded matrices, compression, fragments ------------------------------------
+ */
 #if !defined(__CUDA_ARCH__)
 
 /* A_dy (16 x 32) of radius r from the weights w[(dy + r) * (2r + 1) + dx + r] */

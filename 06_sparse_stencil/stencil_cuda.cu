@@ -22,7 +22,8 @@
 #include <cuda_fp16.h>
 
 template <int R, bool STAR> struct cuda_cfg {
-    static constexpr int RY = R <= 3 ? 16 : 8; /* outputs per thread: unrolled code grows as RY R^2 */
+    static constexpr int RY =
+        R <= 3 ? 16 : 8; /* outputs per thread: unrolled code grows as RY R^2 */
     static constexpr int TX = 32, TY = 8, THREADS = TX * TY;
     static constexpr int BX = TX, BY = TY * RY;
     static constexpr int ROWS = BY + 2 * R, COLS = BX + 2 * R;
@@ -49,7 +50,7 @@ __global__ void __launch_bounds__(cuda_cfg<R, STAR>::THREADS)
     float acc[RY];
 #pragma unroll
     for (int q = 0; q < RY; q++) acc[q] = 0.0f;
-    /* input row ty*RY + rr (tile row) feeds output rows q = rr - R - dy */
+        /* input row ty*RY + rr (tile row) feeds output rows q = rr - R - dy */
 #pragma unroll
     for (int rr = 0; rr < RY + 2 * R; rr++) {
         float v[D];
@@ -76,8 +77,8 @@ __global__ void __launch_bounds__(cuda_cfg<R, STAR>::THREADS)
 }
 
 template <int R, bool STAR>
-static void launch_cuda(const void *in, void *out, int NY, int NX, int ld,
-                        const st_weights_f32 *w, cudaStream_t stream)
+static void launch_cuda(const void *in, void *out, int NY, int NX, int ld, const st_weights_f32 *w,
+                        cudaStream_t stream)
 {
     typedef cuda_cfg<R, STAR> C;
     const dim3 grid((unsigned)((NX + C::BX - 1) / C::BX), (unsigned)((NY + C::BY - 1) / C::BY));
@@ -107,9 +108,10 @@ extern "C" int stencil_cuda_launch(int r, int star, const void *in, void *out, i
 }
 
 /* ---- the frame restore: block y copies row y's frame cells (all of a top or bottom row, the r
- * cells at either end of the others) ------------------------------------------------------------ */
-__global__ void restore_frame_kernel(int r, const __half *__restrict__ init, __half *__restrict__ dst,
-                                     int NY, int NX, int ld)
+ * cells at either end of the others) ------------------------------------------------------------
+ */
+__global__ void restore_frame_kernel(int r, const __half *__restrict__ init,
+                                     __half *__restrict__ dst, int NY, int NX, int ld)
 {
     const int y = blockIdx.x;
     const size_t row = (size_t)y * ld;
@@ -128,5 +130,5 @@ extern "C" void stencil_restore_frame_launch(int r, const void *init, void *dst,
                                              int ld, cudaStream_t stream)
 {
     restore_frame_kernel<<<(unsigned)NY, 128, 0, stream>>>(r, (const __half *)init, (__half *)dst,
-                                                          NY, NX, ld);
+                                                           NY, NX, ld);
 }

@@ -50,9 +50,9 @@ extern "C" void probe_mma_sp_launch(int f16acc, const uint32_t *a0, const uint32
     probe_mma_sp<<<1, 32, 0, stream>>>(f16acc, a0, a1, b, e, c, d0, d1);
 }
 
-__global__ void __launch_bounds__(32) probe_mma_dense(int f16acc, const uint32_t *a,
-                                                      const uint32_t *b, const uint32_t *c,
-                                                      uint32_t *d)
+__global__ void __launch_bounds__(32)
+    probe_mma_dense(int f16acc, const uint32_t *a, const uint32_t *b, const uint32_t *c,
+                    uint32_t *d)
 {
     const int l = threadIdx.x;
     const uint32_t ra[4] = {a[4 * l], a[4 * l + 1], a[4 * l + 2], a[4 * l + 3]};

@@ -95,7 +95,8 @@ static __device__ __forceinline__ void tc_load_b_swapped(uint32_t (&b)[4], uint3
 template <class T, bool SPARSE, bool F16ACC>
 __global__ void __launch_bounds__(T::THREADS)
     stencil_tc_kernel(const __half *__restrict__ in, __half *__restrict__ out, int NY, int NX,
-                      int ld, const uint32_t *__restrict__ a_words, const uint32_t *__restrict__ meta)
+                      int ld, const uint32_t *__restrict__ a_words,
+                      const uint32_t *__restrict__ meta)
 {
     constexpr int R = T::R, S = T::S, D = T::D, NA = SPARSE ? 4 : 8;
     __shared__ __align__(128) __half smem[T::SMEM_H];
