@@ -173,52 +173,13 @@ static void sample_free(st_sample *s)
     memset(s, 0, sizeof *s);
 }
 
-typedef struct {
-    const double *w;
-    int r;
-    long NY, NX;
-    const st_err_model *m;
-    const st_window *wi, *wo;
-    const double *xi, *ei;
-    double *xo, *eo;
-} step_job;
-
-static void step_worker(void *ctx, int tid, int nthreads)
-{
-    const step_job *j = (const step_job *)ctx;
-    const long lo = j->wo->h * tid / nthreads, hi = j->wo->h * (tid + 1) / nthreads;
-    st_ref_step_rows(j->w, j->r, j->NY, j->NX, j->m, j->wi, j->xi, j->ei, j->wo, j->xo, j->eo, lo,
-                     hi);
-}
-
-/* T steps on the window around `rect`; writes the rect's values and bounds (row-major) to ref and
- * bound. parallel: split every step's rows over the CPU threads. */
+/* the reference of one piece, or of the whole grid (parallel) */
 static void ref_rect(const double *w, int r, long NY, long NX, const uint16_t *g0, int T,
                      const st_err_model *m, st_window rect, double *ref, double *bound,
                      int parallel)
 {
-    st_window wi = st_window_grow(rect, (long)r * T, NY, NX);
-    const size_t cap = (size_t)wi.h * (size_t)wi.w;
-    double *x0 = (double *)tc_xmalloc(cap * sizeof(double)), *e0 = (double *)calloc(cap, 8);
-    double *x1 = (double *)tc_xmalloc(cap * sizeof(double)), *e1 = (double *)calloc(cap, 8);
-    if (!e0 || !e1) tc_xmalloc((size_t)-1);
-    for (long y = 0; y < wi.h; y++)
-        for (long x = 0; x < wi.w; x++)
-            x0[y * wi.w + x] = tc_f16_to_f32(g0[(wi.y0 + y) * NX + wi.x0 + x]);
-    for (int s = 1; s <= T; s++) {
-        st_window wo = st_window_grow(rect, (long)r * (T - s), NY, NX);
-        step_job job = {w, r, NY, NX, m, &wi, &wo, x0, e0, x1, e1};
-        if (parallel)
-            tc_parallel(step_worker, &job);
-        else
-            step_worker(&job, 0, 1);
-        double *t = x0;
-        x0 = x1, x1 = t, t = e0, e0 = e1, e1 = t;
-        wi = wo;
-    }
-    /* wi is now the rect itself (grown by 0) */
-    for (long i = 0; i < rect.h * rect.w; i++) ref[i] = x0[i], bound[i] = e0[i];
-    free(x0), free(x1), free(e0), free(e1);
+    if (st_ref_rect(w, r, NY, NX, g0, T, m, rect, ref, bound, parallel ? tc_parallel : NULL))
+        tc_xmalloc((size_t)-1); /* reports out of memory and exits */
 }
 
 typedef struct {

@@ -106,6 +106,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__CUDACC__)
@@ -401,6 +402,60 @@ static inline st_window st_window_grow(st_window rect, long g, long NY, long NX)
     o.h = y1 - o.y0;
     o.w = x1 - o.x0;
     return o;
+}
+
+/* T steps of the reference on the cone of `rect` (the rect grown by r per remaining step): the
+ * rect's values and bounds after step T, row-major, into ref and bound. g0 is the initial grid (f16
+ * bits, NY x NX). parallel: NULL, or a runner like common/harness.h's tc_parallel that calls
+ * fn(ctx, tid, n) for tid = 0 .. n-1 (each step's rows are split over the calls). Returns -1 when
+ * out of memory. */
+typedef struct {
+    const double *w;
+    int r;
+    long NY, NX;
+    const st_err_model *m;
+    const st_window *wi, *wo;
+    const double *xi, *ei;
+    double *xo, *eo;
+} st_step_job;
+
+static inline void st_step_worker(void *ctx, int tid, int nthreads)
+{
+    const st_step_job *j = (const st_step_job *)ctx;
+    const long lo = j->wo->h * tid / nthreads, hi = j->wo->h * (tid + 1) / nthreads;
+    st_ref_step_rows(j->w, j->r, j->NY, j->NX, j->m, j->wi, j->xi, j->ei, j->wo, j->xo, j->eo, lo,
+                     hi);
+}
+
+static inline int st_ref_rect(const double *w, int r, long NY, long NX, const uint16_t *g0, int T,
+                              const st_err_model *m, st_window rect, double *ref, double *bound,
+                              void (*parallel)(void (*fn)(void *, int, int), void *))
+{
+    st_window wi = st_window_grow(rect, (long)r * T, NY, NX);
+    const size_t cap = (size_t)wi.h * (size_t)wi.w;
+    double *x0 = (double *)malloc(cap * sizeof(double)), *e0 = (double *)calloc(cap, 8);
+    double *x1 = (double *)malloc(cap * sizeof(double)), *e1 = (double *)calloc(cap, 8);
+    if (!x0 || !x1 || !e0 || !e1) {
+        free(x0), free(x1), free(e0), free(e1);
+        return -1;
+    }
+    for (long y = 0; y < wi.h; y++)
+        for (long x = 0; x < wi.w; x++)
+            x0[y * wi.w + x] = tc_f16_to_f32(g0[(wi.y0 + y) * NX + wi.x0 + x]);
+    for (int s = 1; s <= T; s++) {
+        const st_window wo = st_window_grow(rect, (long)r * (T - s), NY, NX);
+        st_step_job job = {w, r, NY, NX, m, &wi, &wo, x0, e0, x1, e1};
+        if (parallel)
+            parallel(st_step_worker, &job);
+        else
+            st_step_worker(&job, 0, 1);
+        double *t = x0;
+        x0 = x1, x1 = t, t = e0, e0 = e1, e1 = t;
+        wi = wo;
+    }
+    for (long i = 0; i < rect.h * rect.w; i++) ref[i] = x0[i], bound[i] = e0[i];
+    free(x0), free(x1), free(e0), free(e1);
+    return 0;
 }
 
 #endif /* !__CUDA_ARCH__ */
