@@ -415,10 +415,34 @@ static int variant_supported(const st_variant *v, const st_shape *s, char *why, 
 static int cudnn_ok;
 static char cudnn_why[160];
 
+/* The samples a problem's variants are checked against: one per error model. The models differ
+ * per variant (gamma), so each variant gets the sample of its own model; building the reference
+ * once per model and problem keeps --test and --bench fast. */
+typedef struct {
+    st_err_model m;
+    st_sample s;
+    int used;
+} model_sample;
+
+enum { MAX_MODELS = 2 * N_VARIANTS };
+
+static const st_sample *sample_for(model_sample *cache, int *n_cache, const st_problem *p,
+                                   const st_err_model *m, uint64_t seed)
+{
+    for (int i = 0; i < *n_cache; i++)
+        if (memcmp(&cache[i].m, m, sizeof *m) == 0) return &cache[i].s;
+    tc_rng rng;
+    tc_rng_seed(&rng, seed ^ 0x5A5A5A5Aull); /* the same cells for every model */
+    model_sample *ms = &cache[(*n_cache)++];
+    ms->m = *m;
+    ms->s = make_sample(p->w, p->sh->r, p->NY, p->NX, p->g0, p->T, m, shape_taps(p->sh), &rng);
+    return &ms->s;
+}
+
 /* Runs variant v on problem p: upload, T steps from the poisoned start, check against the sample,
  * and (reps > 0) time T steps. */
-static void run_variant(const st_variant *v, const st_problem *p, const st_sample *sample_f32,
-                        const st_sample *sample_transform, int warmup, int reps, st_result *res)
+static void run_variant(const st_variant *v, const st_problem *p, model_sample *cache, int *n_cache,
+                        uint64_t seed, int warmup, int reps, st_result *res)
 {
     memset(res, 0, sizeof *res);
     const int NY = (int)p->NY, NX = (int)p->NX, r = p->sh->r;
@@ -475,7 +499,9 @@ static void run_variant(const st_variant *v, const st_problem *p, const st_sampl
         uint16_t *got = (uint16_t *)tc_xmalloc((size_t)NY * NX * 2);
         TC_CUDA_CHECK(cudaMemcpy2D(got, (size_t)NX * 2, p->T % 2 ? c.d_p : c.d_q, (size_t)c.ld * 2,
                                    (size_t)NX * 2, (size_t)NY, cudaMemcpyDeviceToHost));
-        const st_sample *s = res->transform ? sample_transform : sample_f32;
+        /* the sample of this variant's error model (cuDNN's depends on the algorithm it chose) */
+        const st_err_model m = err_model(v, p->sh, res->transform);
+        const st_sample *s = sample_for(cache, n_cache, p, &m, seed);
         res->check = check_cells(got, NX, s, p->integer && !res->transform);
         res->pass = res->check.pass;
         res->ran = 1;
@@ -495,30 +521,6 @@ static void run_variant(const st_variant *v, const st_problem *p, const st_sampl
     free(h_init), free(h_start);
 }
 
-/* The samples a problem's variants are checked against: one per error model. The models differ
- * per variant (gamma), so each variant gets the sample of its own model; building the reference
- * once per model and problem keeps --test and --bench fast. */
-typedef struct {
-    st_err_model m;
-    st_sample s;
-    int used;
-} model_sample;
-
-enum { MAX_MODELS = 2 * N_VARIANTS };
-
-static const st_sample *sample_for(model_sample *cache, int *n_cache, const st_problem *p,
-                                   const st_err_model *m, uint64_t seed)
-{
-    for (int i = 0; i < *n_cache; i++)
-        if (memcmp(&cache[i].m, m, sizeof *m) == 0) return &cache[i].s;
-    tc_rng rng;
-    tc_rng_seed(&rng, seed ^ 0x5A5A5A5Aull); /* the same cells for every model */
-    model_sample *ms = &cache[(*n_cache)++];
-    ms->m = *m;
-    ms->s = make_sample(p->w, p->sh->r, p->NY, p->NX, p->g0, p->T, m, shape_taps(p->sh), &rng);
-    return &ms->s;
-}
-
 static void run_checked(const st_variant *v, const st_problem *p, model_sample *cache, int *n_cache,
                         uint64_t seed, int warmup, int reps, st_result *res)
 {
@@ -533,10 +535,7 @@ static void run_checked(const st_variant *v, const st_problem *p, model_sample *
         snprintf(res->why, sizeof res->why, "skipped: %s", cudnn_why);
         return;
     }
-    const st_err_model m = err_model(v, p->sh, 0), mt = err_model(v, p->sh, 1);
-    const st_sample *s = sample_for(cache, n_cache, p, &m, seed);
-    const st_sample *st = v->rung == RUNG_CUDNN ? sample_for(cache, n_cache, p, &mt, seed) : s;
-    run_variant(v, p, s, st, warmup, reps, res);
+    run_variant(v, p, cache, n_cache, seed, warmup, reps, res);
 }
 
 static void free_cache(model_sample *cache, int n)
