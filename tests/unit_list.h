@@ -75,3 +75,15 @@ UNIT(corr_reference_matches_complex)
 UNIT(corr_dp4a_packing_model)
 UNIT(corr_imma_formulation_model)
 UNIT(corr_fp32_exactness_bound)
+/* 06_sparse_stencil's banded matrices, strided swap, compression and metadata, lane maps, the
+ * kernels' warp emulated lane by lane, and the reference with its error bound
+ * (06_sparse_stencil/stencil_bands.h): tests/test_stencil.c */
+UNIT(stencil_band_matches_weights)
+UNIT(stencil_swap_makes_bands_2of4)
+UNIT(stencil_compress_roundtrip_metadata)
+UNIT(stencil_sparse_product_reproduces_stencil)
+UNIT(stencil_fragment_maps_are_bijections)
+UNIT(stencil_smem_tile_conflict_free)
+UNIT(stencil_lane_emulation_reproduces_stencil)
+UNIT(stencil_reference_frame_and_cones)
+UNIT(stencil_error_bound_covers_and_catches)

@@ -1,0 +1,970 @@
+/* 06_sparse_stencil/stencil.c - the host driver of 06_sparse_stencil: 2D stencils on an NY x NX
+ * f16 grid for T steps, on cuDNN, CUDA cores, dense and 2:4-sparse tensor cores.
+ *
+ * What it teaches
+ *   The ladder of one problem: cuDNN as a single-channel convolution (what published stencil work
+ *   compares against), a well-written CUDA-core kernel, the stencil as banded matrices on dense
+ *   tensor cores (mma.sync), and the same bands made 2:4 sparse by the strided swap on the
+ *   sparse tensor cores (mma.sp). Each row prints GStencil/s (grid points x steps / s), the share
+ *   of the memory-bandwidth bound (a point update must read and write one f16: 4 bytes, at the
+ *   device-to-device copy bandwidth measured in the same run) and the speed against cuDNN.
+ *
+ * The problem (stencil_bands.h): interior cells get the weighted sum of their (2r+1)^2 (box) or
+ *   4r+1 (star) neighbours, the frame of width r keeps its initial values, ping-pong buffers, f16
+ *   storage after every step. Weights are random and positive with sum 1 (an averaging stencil:
+ *   values neither blow up nor vanish over the steps), rounded to f16.
+ *
+ * Verification: inputs random from the printed seed (uniform [-1, 1), rounded to f16), outputs
+ *   poisoned (f16 NaN) before every run; the reference repeats the same steps in double from the
+ *   same f16 values, rounding each step to f16 like the GPU; every checked cell must lie within a
+ *   running forward error bound derived from the accumulator's precision, the weights and the
+ *   steps (stencil_bands.h, err_model below), NaN and unwritten cells fail. Small grids are
+ *   checked whole; large ones on 3 full rows, 3 full columns and 1024 random cells. --test also
+ *   runs integer inputs and weights for one step, where every variant must be exact.
+ *
+ * Build and run
+ *   make                                                  # build/bin/06_sparse_stencil
+ *   build/bin/06_sparse_stencil                           # sparse_f32 (and cuDNN) on Box-2D49P
+ *   build/bin/06_sparse_stencil --variant all --shape all --grid 4096x4096 --steps 20
+ *   build/bin/06_sparse_stencil --test                    # probes, every variant and shape
+ *   build/bin/06_sparse_stencil --bench                   # 10240x10240, 10 steps: CSV rows
+ *   build/bin/06_sparse_stencil --list                    # the variant and shape tables */
+#define _POSIX_C_SOURCE 200809L
+#include "stencil_bands.h"
+#include "stencil_cudnn.h"
+#include "stencil_kernels.h"
+#include "stencil_probe.h"
+
+#include "check.h"
+#include "convert.h"
+#include "harness.h"
+#include "verify.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROGRAM "06_sparse_stencil"
+
+/* ---- the shapes ----------------------------------------------------------------------------- */
+typedef enum { BOX, STAR } shape_kind;
+typedef struct {
+    const char *name;
+    int r;
+    shape_kind kind;
+} st_shape;
+
+static const st_shape shapes[] = {
+    {"Box-2D9P", 1, BOX},   {"Box-2D25P", 2, BOX},   {"Box-2D49P", 3, BOX},  {"Star-2D5P", 1, STAR},
+    {"Star-2D9P", 2, STAR}, {"Star-2D13P", 3, STAR}, {"Box-2D225P", 7, BOX},
+};
+enum { N_SHAPES = sizeof shapes / sizeof shapes[0], DEFAULT_SHAPE = 2 };
+
+static int shape_has_tap(const st_shape *s, int dy, int dx)
+{
+    return s->kind == BOX || dy == 0 || dx == 0;
+}
+static int shape_taps(const st_shape *s)
+{
+    return s->kind == BOX ? (2 * s->r + 1) * (2 * s->r + 1) : 4 * s->r + 1;
+}
+
+/* ---- the variant table ------------------------------------------------------------------------
+ */
+typedef enum { RUNG_CUDNN, RUNG_CUDA, RUNG_DENSE, RUNG_SPARSE } st_rung;
+typedef struct {
+    const char *name, *description;
+    st_rung rung;
+    int f16acc;
+    const char *precision; /* f16 in and out; accumulator f32 or f16 */
+    int min_cc;
+    const char *sizes;
+} st_variant;
+
+/* hand-aligned table */
+// clang-format off
+static const st_variant variants[] = {
+    {"cudnn",      "(a) cuDNN: 1-channel FP16 convolution, FP32 compute, + frame restore",  RUNG_CUDNN,  0, "f16f32", 80, "any grid"},
+    {"cuda_f32",   "(b) CUDA cores: f32 shared tile, FP32 FMA, register-blocked columns",   RUNG_CUDA,   0, "f16f32", 80, "any grid"},
+    {"dense_f32",  "(c) banded matrices on mma.sync m16n8k16, f32 accumulate",             RUNG_DENSE,  0, "f16f32", 80, "any grid"},
+    {"dense_f16",  "(c) the same, f16 accumulate",                                          RUNG_DENSE,  1, "f16f16", 80, "any grid"},
+    {"sparse_f32", "(d) strided swap, 2:4 bands on mma.sp m16n8k32, f32 accumulate",       RUNG_SPARSE, 0, "f16f32", 80, "any grid"},
+    {"sparse_f16", "(d) the same, f16 accumulate",                                          RUNG_SPARSE, 1, "f16f16", 80, "any grid"},
+};
+// clang-format on
+enum { N_VARIANTS = sizeof variants / sizeof variants[0], BASE = 0, DEFAULT_VARIANT = 4 };
+
+/* ---- the error model per variant ---------------------------------------------------------------
+ * gamma bounds the accumulator's error as a multiple of S_a (stencil_bands.h): the number of
+ * roundings a cell's sum goes through, times their unit roundoff, from the tolerance table of
+ * common/verify.c:
+ *   CUDA cores     one FP32 FMA per tap, to nearest:                 taps * u(f32)
+ *   tensor, f32    per mma the f32 result is truncated, and the addends are aligned by
+ *                  truncation to 25 bits below the largest (chapter 08): 2 * u(f32, TC) per mma
+ *   tensor, f16    per mma one rounding to f16 to nearest, plus the alignment: 2 * u(f16) per mma
+ *   cuDNN          its algorithm is unknown: each tap as if truncated to f32, 2 * taps * u(f32,
+ * TC); FFT and Winograd multiply transformed values: eps_in = their table row's u_in where there
+ * are 2 (2r+1) mma per cell dense, 2r+1 sparse. u_out = u(f16), every step's store. */
+static st_err_model err_model(const st_variant *v, const st_shape *s, int transform)
+{
+    const tc_precision *p16 = tc_precision_get("f16f32h"), *p32 = tc_precision_get("f32");
+    const double u_f16 = p16->u_out, u_tc = p16->u_acc, u_fma = p32->u_acc;
+    const int taps = shape_taps(s), rows = 2 * s->r + 1;
+    const int mmas = v->rung == RUNG_DENSE ? 2 * rows : rows;
+    st_err_model m = {0, 0, u_f16};
+    switch (v->rung) {
+    case RUNG_CUDA: m.gamma = taps * u_fma; break;
+    case RUNG_CUDNN:
+        m.gamma = 2.0 * taps * u_tc;
+        m.eps_in = transform ? tc_precision_get("f16_transform")->u_in : 0.0;
+        break;
+    default: m.gamma = mmas * 2.0 * (v->f16acc ? u_f16 : u_tc); break;
+    }
+    return m;
+}
+
+/* ---- inputs ------------------------------------------------------------------------------------
+ * Weights: random in [0, 1) on the shape's taps, scaled to sum 1, rounded to f16 (w: the values,
+ * w16: the bits). integer = 1: integers in [-2, 2] (one step of those is exact everywhere). */
+static void make_weights(const st_shape *s, tc_rng *rng, int integer, double *w, uint16_t *w16)
+{
+    const int r = s->r, d = 2 * r + 1;
+    double sum = 0;
+    for (int dy = -r; dy <= r; dy++)
+        for (int dx = -r; dx <= r; dx++) {
+            double v = 0;
+            if (shape_has_tap(s, dy, dx))
+                v = integer ? (double)tc_rng_int(rng, -2, 2) : (double)tc_rng_uniform01(rng);
+            w[(dy + r) * d + dx + r] = v;
+            sum += v;
+        }
+    for (int i = 0; i < d * d; i++) {
+        if (!integer) w[i] /= sum;
+        w16[i] = tc_f32_to_f16((float)w[i]);
+        w[i] = (double)tc_f16_to_f32(w16[i]);
+    }
+}
+
+static void make_grid(long NY, long NX, tc_rng *rng, int integer, uint16_t *g)
+{
+    for (long i = 0; i < NY * NX; i++)
+        g[i] = tc_f32_to_f16(integer ? (float)tc_rng_int(rng, -2, 2)
+                                     : tc_rng_uniform(rng, -1.0f, 1.0f));
+}
+
+/* ---- the reference
+ * ------------------------------------------------------------------------------- Cells to check,
+ * with their reference values and bounds after T steps: the whole grid, or a sample of pieces (full
+ * rows and columns cut into pieces of at most PIECE cells, single random cells), each computed from
+ * its own cone of dependence (the piece grown by r per remaining step). */
+enum { PIECE = 256, SAMPLE_RANDOM = 1024 };
+#define FULL_CHECK_LIMIT 4e9 /* cells * taps * steps below which the whole grid is checked */
+
+typedef struct {
+    long n;
+    long *y, *x;
+    double *ref, *bound;
+    int full;
+} st_sample;
+
+static void sample_free(st_sample *s)
+{
+    free(s->y), free(s->x), free(s->ref), free(s->bound);
+    memset(s, 0, sizeof *s);
+}
+
+/* the reference of one piece, or of the whole grid (parallel) */
+static void ref_rect(const double *w, int r, long NY, long NX, const uint16_t *g0, int T,
+                     const st_err_model *m, st_window rect, double *ref, double *bound,
+                     int parallel)
+{
+    if (st_ref_rect(w, r, NY, NX, g0, T, m, rect, ref, bound, parallel ? tc_parallel : NULL))
+        tc_xmalloc((size_t)-1); /* reports out of memory and exits */
+}
+
+typedef struct {
+    const double *w;
+    int r;
+    long NY, NX;
+    const uint16_t *g0;
+    int T;
+    const st_err_model *m;
+    int n_rects;
+    const st_window *rects;
+    const long *first; /* first sample index of each rect */
+    st_sample *s;
+} sample_job;
+
+static void sample_worker(void *ctx, int tid, int nthreads)
+{
+    const sample_job *j = (const sample_job *)ctx;
+    for (int i = tid; i < j->n_rects; i += nthreads)
+        ref_rect(j->w, j->r, j->NY, j->NX, j->g0, j->T, j->m, j->rects[i], j->s->ref + j->first[i],
+                 j->s->bound + j->first[i], 0);
+}
+
+static st_sample make_sample(const double *w, int r, long NY, long NX, const uint16_t *g0, int T,
+                             const st_err_model *m, int taps, tc_rng *rng)
+{
+    st_sample s;
+    memset(&s, 0, sizeof s);
+    st_window *rects = NULL;
+    int n_rects = 0;
+    if ((double)NY * NX * taps * T <= FULL_CHECK_LIMIT) {
+        s.full = 1;
+        s.n = NY * NX;
+    } else {
+        const long rows[3] = {0, NY / 2, NY - 1}, cols[3] = {0, NX / 2, NX - 1};
+        const int max_rects = 6 * (int)((NX > NY ? NX : NY) / PIECE + 1) + SAMPLE_RANDOM;
+        rects = (st_window *)tc_xmalloc((size_t)max_rects * sizeof *rects);
+        for (int i = 0; i < 3; i++)
+            for (long x = 0; x < NX; x += PIECE)
+                rects[n_rects++] = (st_window){rows[i], x, 1, NX - x < PIECE ? NX - x : PIECE};
+        for (int i = 0; i < 3; i++)
+            for (long y = 0; y < NY; y += PIECE)
+                rects[n_rects++] = (st_window){y, cols[i], NY - y < PIECE ? NY - y : PIECE, 1};
+        for (int i = 0; i < SAMPLE_RANDOM; i++)
+            rects[n_rects++] = (st_window){(long)(tc_rng_next_u64(rng) % (uint64_t)NY),
+                                           (long)(tc_rng_next_u64(rng) % (uint64_t)NX), 1, 1};
+        for (int i = 0; i < n_rects; i++) s.n += rects[i].h * rects[i].w;
+    }
+    s.y = (long *)tc_xmalloc((size_t)s.n * sizeof(long));
+    s.x = (long *)tc_xmalloc((size_t)s.n * sizeof(long));
+    s.ref = (double *)tc_xmalloc((size_t)s.n * sizeof(double));
+    s.bound = (double *)tc_xmalloc((size_t)s.n * sizeof(double));
+    if (s.full) {
+        for (long i = 0; i < s.n; i++) s.y[i] = i / NX, s.x[i] = i % NX;
+        ref_rect(w, r, NY, NX, g0, T, m, (st_window){0, 0, NY, NX}, s.ref, s.bound, 1);
+        return s;
+    }
+    long *first = (long *)tc_xmalloc((size_t)n_rects * sizeof(long)), at = 0;
+    for (int i = 0; i < n_rects; i++) {
+        first[i] = at;
+        for (long y = 0; y < rects[i].h; y++)
+            for (long x = 0; x < rects[i].w; x++, at++)
+                s.y[at] = rects[i].y0 + y, s.x[at] = rects[i].x0 + x;
+    }
+    sample_job job = {w, r, NY, NX, g0, T, m, n_rects, rects, first, &s};
+    tc_parallel(sample_worker, &job);
+    free(first);
+    free(rects);
+    return s;
+}
+
+/* ---- the checker
+ * --------------------------------------------------------------------------------- A cell passes
+ * only if |got - ref| <= bound is true (a NaN fails) and it is not the poison. exact: got == ref
+ * required. */
+typedef struct {
+    long checked, bad, nans, unwritten;
+    double max_abs, max_rel, max_ratio;
+    long wy, wx;
+    double wgot, wref, wbound;
+    int exact, pass;
+} st_check_result;
+
+static st_check_result check_cells(const uint16_t *got, long NX, const st_sample *s, int exact)
+{
+    st_check_result c;
+    memset(&c, 0, sizeof c);
+    c.exact = exact;
+    c.wy = c.wx = -1;
+    double worst = -1;
+    for (long i = 0; i < s->n; i++) {
+        const uint16_t bits = got[s->y[i] * NX + s->x[i]];
+        const double v = (double)tc_f16_to_f32(bits), ref = s->ref[i];
+        const double allowed = exact ? 0.0 : s->bound[i], err = fabs(v - ref);
+        const int unwritten = bits == 0xFFFF, ok = !unwritten && err <= allowed;
+        const double ratio = ok ? (allowed > 0 ? err / allowed : 0.0) : INFINITY;
+        c.checked++;
+        c.bad += !ok;
+        c.unwritten += unwritten;
+        c.nans += !unwritten && isnan(v);
+        if (!isnan(err)) {
+            if (err > c.max_abs) c.max_abs = err;
+            if (ref != 0 && err / fabs(ref) > c.max_rel) c.max_rel = err / fabs(ref);
+            if (allowed > 0 && err / allowed > c.max_ratio) c.max_ratio = err / allowed;
+        }
+        if (ratio > worst) {
+            worst = ratio;
+            c.wy = s->y[i], c.wx = s->x[i], c.wgot = v, c.wref = ref, c.wbound = allowed;
+        }
+    }
+    c.pass = c.bad == 0 && c.checked > 0;
+    return c;
+}
+
+static void check_print(const st_check_result *c, FILE *f)
+{
+    fprintf(f,
+            "%s: %ld cells checked, %ld bad (%ld NaN, %ld unwritten); max abs err %.3g, max rel "
+            "err %.3g, ",
+            c->pass ? "PASS" : "FAIL", c->checked, c->bad, c->nans, c->unwritten, c->max_abs,
+            c->max_rel);
+    if (c->exact)
+        fprintf(f, "exact match required");
+    else
+        fprintf(f, "largest err/bound %.3g", c->max_ratio);
+    if (c->wy >= 0)
+        fprintf(f, "; worst (%ld,%ld) = %.9g, ref %.9g, bound %.3g", c->wy, c->wx, c->wgot, c->wref,
+                c->wbound);
+    fputc('\n', f);
+}
+
+/* ---- one problem: host inputs, reference, and the runs of the variants
+ * ---------------------------- */
+typedef struct {
+    const st_shape *sh;
+    long NY, NX;
+    int T, integer;
+    double w[ST_D_MAX * ST_D_MAX];
+    uint16_t w16[ST_D_MAX * ST_D_MAX];
+    uint16_t *g0; /* NY x NX, contiguous */
+} st_problem;
+
+static void problem_make(st_problem *p, const st_shape *sh, long NY, long NX, int T, int integer,
+                         uint64_t seed)
+{
+    memset(p, 0, sizeof *p);
+    p->sh = sh, p->NY = NY, p->NX = NX, p->T = T, p->integer = integer;
+    tc_rng rng;
+    tc_rng_seed(&rng, seed);
+    make_weights(sh, &rng, integer, p->w, p->w16);
+    p->g0 = (uint16_t *)tc_xmalloc((size_t)NY * NX * 2);
+    make_grid(NY, NX, &rng, integer, p->g0);
+}
+
+typedef struct {
+    int ran, pass;
+    char why[200], used[96];
+    st_check_result check;
+    tc_timing timing;
+    double rate; /* GStencil/s */
+    int transform;
+} st_result;
+
+/* everything a run needs on the device; launch_steps runs the T steps */
+typedef struct {
+    const st_variant *v;
+    const st_problem *p;
+    int NY, NX, ld;
+    void *d_init, *d_p, *d_q;
+    uint32_t *d_a, *d_meta;
+    st_weights_f32 wf;
+    st_cudnn *cudnn;
+} run_ctx;
+
+static void launch_step(const run_ctx *c, const void *src, void *dst, cudaStream_t stream)
+{
+    const int r = c->p->sh->r;
+    int rc = 0;
+    switch (c->v->rung) {
+    case RUNG_CUDNN:
+        st_cudnn_step(c->cudnn, src, dst, stream);
+        stencil_restore_frame_launch(r, c->d_init, dst, c->NY, c->NX, c->ld, stream);
+        break;
+    case RUNG_CUDA:
+        rc = stencil_cuda_launch(r, c->p->sh->kind == STAR, src, dst, c->NY, c->NX, c->ld, &c->wf,
+                                 stream);
+        break;
+    default:
+        rc = stencil_tc_launch(c->v->rung == RUNG_SPARSE, c->v->f16acc, r, src, dst, c->NY, c->NX,
+                               c->ld, c->d_a, c->d_meta, stream);
+        break;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "internal error: %s has no kernel for r = %d\n", c->v->name, r);
+        exit(TC_EXIT_WRONG);
+    }
+    TC_LAUNCH_CHECK();
+}
+
+static void launch_steps(void *ctx, cudaStream_t stream)
+{
+    run_ctx *c = (run_ctx *)ctx;
+    const void *src = c->d_init;
+    for (int s = 0; s < c->p->T; s++) {
+        void *dst = s % 2 == 0 ? c->d_p : c->d_q;
+        launch_step(c, src, dst, stream);
+        src = dst;
+    }
+}
+
+/* the poisoned start of the ping-pong buffers: the frame holds the initial values, the interior
+ * the poison (f16 NaN 0xFFFF), the pitch padding zeros */
+static void make_start(const st_problem *p, int ld, uint16_t *init, uint16_t *start)
+{
+    for (long y = 0; y < p->NY; y++)
+        for (long x = 0; x < ld; x++) {
+            const uint16_t v = x < p->NX ? p->g0[y * p->NX + x] : 0;
+            init[y * ld + x] = v;
+            start[y * ld + x] =
+                x < p->NX && st_interior(y, x, p->NY, p->NX, p->sh->r) ? (uint16_t)0xFFFF : v;
+        }
+}
+
+static int variant_supported(const st_variant *v, const st_shape *s, char *why, size_t n)
+{
+    int ok = 1;
+    if (v->rung == RUNG_CUDA) ok = stencil_cuda_supported(s->r, s->kind == STAR);
+    if (v->rung == RUNG_DENSE || v->rung == RUNG_SPARSE) ok = stencil_tc_supported(s->r);
+    if (!ok) snprintf(why, n, "skipped: no kernel built for radius %d", s->r);
+    return ok;
+}
+
+static int cudnn_ok;
+static char cudnn_why[160];
+
+/* The samples a problem's variants are checked against: one per error model. The models differ
+ * per variant (gamma), so each variant gets the sample of its own model; building the reference
+ * once per model and problem keeps --test and --bench fast. */
+typedef struct {
+    st_err_model m;
+    st_sample s;
+    int used;
+} model_sample;
+
+enum { MAX_MODELS = 2 * N_VARIANTS };
+
+static const st_sample *sample_for(model_sample *cache, int *n_cache, const st_problem *p,
+                                   const st_err_model *m, uint64_t seed)
+{
+    for (int i = 0; i < *n_cache; i++)
+        if (memcmp(&cache[i].m, m, sizeof *m) == 0) return &cache[i].s;
+    tc_rng rng;
+    tc_rng_seed(&rng, seed ^ 0x5A5A5A5Aull); /* the same cells for every model */
+    model_sample *ms = &cache[(*n_cache)++];
+    ms->m = *m;
+    ms->s = make_sample(p->w, p->sh->r, p->NY, p->NX, p->g0, p->T, m, shape_taps(p->sh), &rng);
+    return &ms->s;
+}
+
+/* Runs variant v on problem p: upload, T steps from the poisoned start, check against the sample,
+ * and (reps > 0) time T steps. */
+static void run_variant(const st_variant *v, const st_problem *p, model_sample *cache, int *n_cache,
+                        uint64_t seed, int warmup, int reps, st_result *res)
+{
+    memset(res, 0, sizeof *res);
+    const int NY = (int)p->NY, NX = (int)p->NX, r = p->sh->r;
+    run_ctx c;
+    memset(&c, 0, sizeof c);
+    c.v = v, c.p = p, c.NY = NY, c.NX = NX;
+    /* cuDNN takes packed NCHW; the kernels want 16-byte aligned rows */
+    c.ld = v->rung == RUNG_CUDNN ? NX : (NX + 7) / 8 * 8;
+    const size_t cells = (size_t)NY * c.ld, bytes = cells * 2;
+    uint16_t *h_init = (uint16_t *)tc_xmalloc(bytes), *h_start = (uint16_t *)tc_xmalloc(bytes);
+    make_start(p, c.ld, h_init, h_start);
+    TC_CUDA_CHECK(cudaMalloc(&c.d_init, bytes));
+    TC_CUDA_CHECK(cudaMalloc(&c.d_p, bytes));
+    TC_CUDA_CHECK(cudaMalloc(&c.d_q, bytes));
+    TC_CUDA_CHECK(cudaMemcpy(c.d_init, h_init, bytes, cudaMemcpyHostToDevice));
+
+    if (v->rung == RUNG_CUDNN) {
+        c.cudnn = st_cudnn_create(NY, NX, r, p->w16, c.d_init, c.d_p, res->why, sizeof res->why);
+        if (c.cudnn) {
+            snprintf(res->used, sizeof res->used, "%s", st_cudnn_used(c.cudnn));
+            res->transform = st_cudnn_transform(c.cudnn);
+        }
+    } else if (v->rung == RUNG_CUDA) {
+        for (int i = 0; i < (2 * r + 1) * (2 * r + 1); i++) c.wf.w[i] = (float)p->w[i];
+        snprintf(res->used, sizeof res->used, "FFMA, %s taps",
+                 p->sh->kind == STAR ? "star" : "box");
+    } else {
+        const int sparse = v->rung == RUNG_SPARSE, d = 2 * r + 1;
+        const size_t na = (size_t)d * 32 * (sparse ? 4 : 8), nm = (size_t)(d + 1) / 2 * 32;
+        uint32_t *a = (uint32_t *)tc_xmalloc(na * 4), *meta = (uint32_t *)tc_xmalloc(nm * 4);
+        memset(meta, 0, nm * 4);
+        if (st_pack_fragments(p->w, r, sparse, a, meta) != 0) {
+            fprintf(stderr, "internal error: the band of r = %d is not 2:4 after the swap\n", r);
+            exit(TC_EXIT_WRONG);
+        }
+        TC_CUDA_CHECK(cudaMalloc((void **)&c.d_a, na * 4));
+        TC_CUDA_CHECK(cudaMalloc((void **)&c.d_meta, nm * 4));
+        TC_CUDA_CHECK(cudaMemcpy(c.d_a, a, na * 4, cudaMemcpyHostToDevice));
+        TC_CUDA_CHECK(cudaMemcpy(c.d_meta, meta, nm * 4, cudaMemcpyHostToDevice));
+        free(a), free(meta);
+        snprintf(res->used, sizeof res->used, "%s, %d regs",
+                 sparse ? "HMMA.SP m16n8k32" : "HMMA m16n8k16",
+                 stencil_tc_registers(sparse, v->f16acc, r));
+    }
+
+    if (v->rung != RUNG_CUDNN || c.cudnn) {
+        /* after cuDNN's measured search, which writes d_p */
+        TC_CUDA_CHECK(cudaMemcpy(c.d_p, h_start, bytes, cudaMemcpyHostToDevice));
+        TC_CUDA_CHECK(cudaMemcpy(c.d_q, h_start, bytes, cudaMemcpyHostToDevice));
+        cudaStream_t stream;
+        TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        launch_steps(&c, stream);
+        TC_CUDA_CHECK(cudaStreamSynchronize(stream));
+        uint16_t *got = (uint16_t *)tc_xmalloc((size_t)NY * NX * 2);
+        TC_CUDA_CHECK(cudaMemcpy2D(got, (size_t)NX * 2, p->T % 2 ? c.d_p : c.d_q, (size_t)c.ld * 2,
+                                   (size_t)NX * 2, (size_t)NY, cudaMemcpyDeviceToHost));
+        /* the sample of this variant's error model (cuDNN's depends on the algorithm it chose) */
+        const st_err_model m = err_model(v, p->sh, res->transform);
+        const st_sample *s = sample_for(cache, n_cache, p, &m, seed);
+        res->check = check_cells(got, NX, s, p->integer && !res->transform);
+        res->pass = res->check.pass;
+        res->ran = 1;
+        free(got);
+        if (reps > 0) {
+            res->timing = tc_time_gpu(launch_steps, &c, stream, warmup, reps);
+            res->rate = (double)NY * NX * p->T / (res->timing.ms_median * 1e-3) / 1e9;
+        }
+        TC_CUDA_CHECK(cudaStreamDestroy(stream));
+    }
+    st_cudnn_destroy(c.cudnn);
+    TC_CUDA_CHECK(cudaFree(c.d_init));
+    TC_CUDA_CHECK(cudaFree(c.d_p));
+    TC_CUDA_CHECK(cudaFree(c.d_q));
+    if (c.d_a) TC_CUDA_CHECK(cudaFree(c.d_a));
+    if (c.d_meta) TC_CUDA_CHECK(cudaFree(c.d_meta));
+    free(h_init), free(h_start);
+}
+
+static void run_checked(const st_variant *v, const st_problem *p, model_sample *cache, int *n_cache,
+                        uint64_t seed, int warmup, int reps, st_result *res)
+{
+    char why[200];
+    if (!variant_supported(v, p->sh, why, sizeof why)) {
+        memset(res, 0, sizeof *res);
+        snprintf(res->why, sizeof res->why, "%s", why);
+        return;
+    }
+    if (v->rung == RUNG_CUDNN && !cudnn_ok) {
+        memset(res, 0, sizeof *res);
+        snprintf(res->why, sizeof res->why, "skipped: %s", cudnn_why);
+        return;
+    }
+    run_variant(v, p, cache, n_cache, seed, warmup, reps, res);
+}
+
+static void free_cache(model_sample *cache, int n)
+{
+    for (int i = 0; i < n; i++) sample_free(&cache[i].s);
+}
+
+/* ---- the copy bandwidth: the bound every row is measured against --------------------------------
+ */
+typedef struct {
+    void *dst;
+    const void *src;
+    size_t bytes;
+} copy_ctx;
+
+static void copy_run(void *ctx, cudaStream_t stream)
+{
+    const copy_ctx *c = (const copy_ctx *)ctx;
+    TC_CUDA_CHECK(cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, stream));
+}
+
+/* GB/s of a device-to-device copy of one grid (bytes read + written) */
+static double copy_bandwidth(long NY, long NX, int warmup, int reps)
+{
+    copy_ctx c;
+    c.bytes = (size_t)NY * (size_t)((NX + 7) / 8 * 8) * 2;
+    TC_CUDA_CHECK(cudaMalloc(&c.dst, c.bytes));
+    TC_CUDA_CHECK(cudaMalloc((void **)&c.src, c.bytes));
+    TC_CUDA_CHECK(cudaMemset((void *)c.src, 0x3C, c.bytes));
+    cudaStream_t stream;
+    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    const tc_timing t = tc_time_gpu(copy_run, &c, stream, warmup, reps);
+    TC_CUDA_CHECK(cudaStreamDestroy(stream));
+    TC_CUDA_CHECK(cudaFree(c.dst));
+    TC_CUDA_CHECK(cudaFree((void *)c.src));
+    return 2.0 * (double)c.bytes / (t.ms_median * 1e-3) / 1e9;
+}
+
+/* ---- command line -------------------------------------------------------------------------------
+ */
+enum { FLAG_GRID, FLAG_STEPS, FLAG_SHAPE };
+static const tc_cli_flag flags[] = {
+    {"--grid", "NYxNX", "grid rows x columns, each 1..65536 (default 10240x10240)"},
+    {"--steps", "T", "time steps, 1..10000 (default 10)"},
+    {"--shape", "NAME|all", "a shape of the table (see --list) or all (default Box-2D49P)"},
+};
+enum { MAX_DIM = 65536, MAX_STEPS = 10000, DEFAULT_GRID = 10240, DEFAULT_STEPS = 10 };
+#define MAX_CELLS 1073741824.0 /* 2^30 cells: three f16 grids are 6 GiB */
+
+static void parse_grid(const char *text, long *NY, long *NX)
+{
+    long v[2];
+    const char *p = text;
+    for (int i = 0; i < 2; i++) {
+        char *end = NULL;
+        if (*p < '0' || *p > '9') goto bad;
+        v[i] = strtol(p, &end, 10);
+        if (end == p || v[i] < 1 || v[i] > MAX_DIM) goto bad;
+        p = end;
+        if (i == 0) {
+            if (*p != 'x' && *p != 'X') goto bad;
+            p++;
+        }
+    }
+    if (*p != '\0') goto bad;
+    if ((double)v[0] * (double)v[1] > MAX_CELLS)
+        tc_usage_error(PROGRAM, "bad --grid '%s': at most 2^30 cells", text);
+    *NY = v[0], *NX = v[1];
+    return;
+bad:
+    tc_usage_error(PROGRAM,
+                   "bad --grid '%s': expected NYxNX with integers in 1..%d, e.g. 10240x10240", text,
+                   MAX_DIM);
+}
+
+static int find_shape(const char *name)
+{
+    for (int i = 0; i < N_SHAPES; i++) {
+        const char *a = name, *b = shapes[i].name;
+        while (*a && *b && (*a | 32) == (*b | 32)) a++, b++;
+        if (!*a && !*b) return i;
+    }
+    return -1;
+}
+
+static void print_list(void)
+{
+    printf("%s - 2D stencils on cuDNN, CUDA cores, dense and 2:4-sparse tensor cores\n\n", PROGRAM);
+    printf("%-11s %-9s %-6s %-9s %s\n", "variant", "precision", "min_sm", "sizes", "description");
+    for (int i = 0; i < N_VARIANTS; i++)
+        printf("%-11s %-9s sm_%-3d %-9s %s%s\n", variants[i].name, variants[i].precision,
+               variants[i].min_cc, variants[i].sizes, variants[i].description,
+               i == BASE              ? " [baseline]"
+               : i == DEFAULT_VARIANT ? " [default]"
+                                      : "");
+    printf("\nshapes (--shape):\n");
+    for (int i = 0; i < N_SHAPES; i++)
+        printf("  %-11s %s, radius %d, %d taps%s\n", shapes[i].name,
+               shapes[i].kind == BOX ? "box " : "star", shapes[i].r, shape_taps(&shapes[i]),
+               i == DEFAULT_SHAPE ? " [default]" : "");
+    printf("\nGStencil/s = grid points x steps / s. Bandwidth bound: 4 bytes per point update (one "
+           "f16 read, one written)\nat the device-to-device copy bandwidth measured in the same "
+           "run.\n");
+}
+
+/* ---- the timed table (default mode and --bench)
+ * --------------------------------------------------- */
+static void print_header(FILE *f)
+{
+    fprintf(f, "%-11s %-40s %9s %10s %7s %8s %9s %s\n", "variant", "used", "ms(med)", "GStencil/s",
+            "%copy", "vs cudnn", "max err", "check");
+}
+
+static void print_row(FILE *f, const st_variant *v, const st_result *r, double base_rate,
+                      double bound_rate)
+{
+    if (!r->ran) {
+        fprintf(f, "%-11s %s\n", v->name, r->why);
+        return;
+    }
+    char vs[16] = "-";
+    if (base_rate > 0) snprintf(vs, sizeof vs, "%.2fx", r->rate / base_rate);
+    fprintf(f, "%-11s %-40s %9.3f %10.1f %6.1f%% %8s %9.2e %s\n", v->name, r->used,
+            r->timing.ms_median, r->rate, 100 * r->rate / bound_rate, vs, r->check.max_abs,
+            r->pass ? "PASS" : "FAIL");
+    if (!r->pass) {
+        fprintf(f, "    ");
+        check_print(&r->check, f);
+    }
+}
+
+static int selected(const tc_args *a, int i)
+{
+    return i == BASE || (!a->variant && i == DEFAULT_VARIANT) ||
+           (a->variant &&
+            (strcmp(a->variant, "all") == 0 || strcmp(a->variant, variants[i].name) == 0));
+}
+
+static int run_timed(const tc_args *a, const tc_device_info *dev, int first, int last, long NY,
+                     long NX, int T, FILE *out, FILE *csv)
+{
+    int failed = 0;
+    const double bw = copy_bandwidth(NY, NX, a->warmup, a->reps), bound = bw / 4.0;
+    fprintf(out,
+            "copy      : %.0f GB/s device to device (read + write) -> bandwidth bound %.1f "
+            "GStencil/s at 4 bytes per point update\n",
+            bw, bound);
+    char size[24];
+    snprintf(size, sizeof size, "%ldx%ld", NY, NX);
+    if (csv) {
+        tc_bench_row row;
+        memset(&row, 0, sizeof row);
+        row.chapter = PROGRAM, row.variant = "copy_bound", row.problem = "stencil";
+        row.precision = "f16", row.rate = bound, row.unit = "GStencil/s";
+        snprintf(row.size, sizeof row.size, "%s", size);
+        row.baseline = "copy_bound", row.pct_of_baseline = 100.0, row.verified = -1;
+        tc_bench_csv_write(csv, &row, dev);
+    }
+    for (int si = first; si <= last; si++) {
+        const st_shape *sh = &shapes[si];
+        st_problem p;
+        problem_make(&p, sh, NY, NX, T, 0, a->seed + (uint64_t)si);
+        model_sample cache[MAX_MODELS];
+        int n_cache = 0;
+        fprintf(out, "\n%s (radius %d, %d taps) on %ldx%ld, %d steps\n", sh->name, sh->r,
+                shape_taps(sh), NY, NX, T);
+        print_header(out);
+        st_result res[N_VARIANTS];
+        for (int i = 0; i < N_VARIANTS; i++) {
+            if (!selected(a, i)) continue;
+            if (variants[i].min_cc > dev->cc) {
+                memset(&res[i], 0, sizeof res[i]);
+                snprintf(res[i].why, sizeof res[i].why, "skipped: needs sm_%d", variants[i].min_cc);
+            } else {
+                run_checked(&variants[i], &p, cache, &n_cache, a->seed, a->warmup, a->reps,
+                            &res[i]);
+                failed += res[i].ran && !res[i].pass;
+            }
+            const double base_rate = res[BASE].ran ? res[BASE].rate : 0;
+            print_row(out, &variants[i], &res[i], i == BASE ? 0 : base_rate, bound);
+            fflush(out);
+            if (csv && res[i].ran) {
+                tc_bench_row row;
+                memset(&row, 0, sizeof row);
+                row.chapter = PROGRAM, row.variant = variants[i].name, row.problem = "stencil";
+                row.precision = variants[i].precision;
+                snprintf(row.size, sizeof row.size, "%s %s T%d", sh->name, size, T);
+                row.ms_median = res[i].timing.ms_median, row.ms_min = res[i].timing.ms_min;
+                row.rate = res[i].rate, row.unit = "GStencil/s";
+                row.baseline = variants[BASE].name;
+                row.pct_of_baseline = base_rate > 0 ? 100 * res[i].rate / base_rate : 0;
+                row.verified = res[i].pass;
+                tc_bench_csv_write(csv, &row, dev);
+            }
+        }
+        free_cache(cache, n_cache);
+        free(p.g0);
+    }
+    fprintf(out, "\n%%copy: rate x 4 bytes / copy bandwidth; max err: largest |gpu - ref| of the "
+                 "checked cells, ref = the same steps in double, rounded to f16 after each\n");
+    return failed;
+}
+
+/* ---- --test
+ * --------------------------------------------------------------------------------------- */
+typedef struct {
+    long NY, NX;
+    int T;
+} test_grid;
+/* small, odd and non-multiple sizes; the first N_SMALL_GRIDS are what `make sanitize` runs */
+static const test_grid test_grids[] = {{1, 1, 2},    {5, 7, 3},    {17, 33, 3},
+                                       {64, 200, 2}, {129, 77, 5}, {1000, 1000, 3}};
+enum { N_TEST_GRIDS = sizeof test_grids / sizeof test_grids[0], N_SMALL_GRIDS = 4 };
+static const test_grid exact_grid = {37, 45, 1};
+
+static void test_case(const tc_args *a, const tc_device_info *dev, const st_problem *p,
+                      const char *label, int *passed, int *failed, int *skipped)
+{
+    model_sample cache[MAX_MODELS];
+    int n_cache = 0;
+    for (int i = 0; i < N_VARIANTS; i++) {
+        if (a->variant && strcmp(a->variant, "all") != 0 && strcmp(a->variant, variants[i].name))
+            continue;
+        if (variants[i].min_cc > dev->cc) {
+            printf("SKIP %-10s %-11s %-14s needs sm_%d\n", variants[i].name, p->sh->name, label,
+                   variants[i].min_cc);
+            (*skipped)++;
+            continue;
+        }
+        st_result r;
+        run_checked(&variants[i], p, cache, &n_cache, a->seed, 0, 0, &r);
+        if (!r.ran && strncmp(r.why, "skipped", 7) == 0) {
+            printf("SKIP %-10s %-11s %-14s %s\n", variants[i].name, p->sh->name, label, r.why);
+            (*skipped)++;
+            continue;
+        }
+        printf("%s %-10s %-11s %-14s ", r.pass ? "PASS" : "FAIL", variants[i].name, p->sh->name,
+               label);
+        if (r.ran)
+            check_print(&r.check, stdout);
+        else
+            printf("%s\n", r.why);
+        fflush(stdout);
+        *passed += r.pass;
+        *failed += !r.pass;
+    }
+    free_cache(cache, n_cache);
+}
+
+/* The error per step of f16 and f32 accumulation: the same problem for T = 1 .. GROWTH_STEPS, the
+ * largest |gpu - ref| after each, next to the bound. */
+enum { GROWTH_STEPS = 12 };
+static void error_growth(const tc_args *a, const tc_device_info *dev, int si, int *passed,
+                         int *failed)
+{
+    const int order[] = {1, 2, 3, 4,
+                         5}; /* cuda_f32, dense_f32, dense_f16, sparse_f32, sparse_f16 */
+    enum { N_ORDER = 5 };
+    const long NY = 256, NX = 256;
+    double err[N_ORDER][GROWTH_STEPS], bnd[N_ORDER][GROWTH_STEPS];
+    int ok[N_ORDER];
+    for (int k = 0; k < N_ORDER; k++) ok[k] = variants[order[k]].min_cc <= dev->cc;
+    for (int t = 1; t <= GROWTH_STEPS; t++) {
+        st_problem p;
+        problem_make(&p, &shapes[si], NY, NX, t, 0, a->seed + 77);
+        model_sample cache[MAX_MODELS];
+        int n_cache = 0;
+        for (int k = 0; k < N_ORDER; k++) {
+            if (!ok[k]) continue;
+            st_result r;
+            run_checked(&variants[order[k]], &p, cache, &n_cache, a->seed, 0, 0, &r);
+            err[k][t - 1] = r.check.max_abs;
+            if (!r.pass) {
+                ok[k] = 0;
+                printf("FAIL error growth %s step %d: ", variants[order[k]].name, t);
+                check_print(&r.check, stdout);
+            }
+            /* the largest bound of the grid under this variant's model, for the table */
+            const st_err_model m = err_model(&variants[order[k]], p.sh, 0);
+            bnd[k][t - 1] = 0;
+            for (int c = 0; c < n_cache; c++)
+                if (memcmp(&cache[c].m, &m, sizeof m) == 0)
+                    for (long e = 0; e < cache[c].s.n; e++)
+                        if (cache[c].s.bound[e] > bnd[k][t - 1])
+                            bnd[k][t - 1] = cache[c].s.bound[e];
+        }
+        free_cache(cache, n_cache);
+        free(p.g0);
+    }
+    printf("\nerror growth, %s on %ldx%ld, values |x| < 1 (f16 ulp at 0.5..1: 4.9e-4): largest "
+           "|gpu - ref| after T steps (largest bound in brackets)\n",
+           shapes[si].name, NY, NX);
+    printf("%4s", "T");
+    for (int k = 0; k < N_ORDER; k++) printf(" %22s", variants[order[k]].name);
+    printf("\n");
+    for (int t = 0; t < GROWTH_STEPS; t++) {
+        printf("%4d", t + 1);
+        for (int k = 0; k < N_ORDER; k++)
+            if (variants[order[k]].min_cc <= dev->cc)
+                printf("   %9.2e (%9.2e)", err[k][t], bnd[k][t]);
+            else
+                printf(" %22s", "-");
+        printf("\n");
+    }
+    for (int k = 0; k < N_ORDER; k++) {
+        if (variants[order[k]].min_cc > dev->cc) continue;
+        printf("%s error growth %-10s every step within its bound\n", ok[k] ? "PASS" : "FAIL",
+               variants[order[k]].name);
+        *passed += ok[k];
+        *failed += !ok[k];
+    }
+    printf("\n");
+}
+
+static int run_tests(const tc_args *a, const tc_device_info *dev, int first, int last)
+{
+    int passed = 0, failed = 0, skipped = 0;
+    const int small = getenv("TC_TEST_SMALL") != NULL;
+    st_probes_run(&passed, &failed);
+    for (int si = first; si <= last; si++) {
+        const st_shape *sh = &shapes[si];
+        char label[64];
+        st_problem p;
+        problem_make(&p, sh, exact_grid.NY, exact_grid.NX, exact_grid.T, 1,
+                     a->seed * 1000003u + (uint64_t)si);
+        snprintf(label, sizeof label, "%ldx%ld T%d int", exact_grid.NY, exact_grid.NX,
+                 exact_grid.T);
+        test_case(a, dev, &p, label, &passed, &failed, &skipped);
+        free(p.g0);
+        for (int gi = 0; gi < (small ? N_SMALL_GRIDS : N_TEST_GRIDS); gi++) {
+            const test_grid *g = &test_grids[gi];
+            problem_make(&p, sh, g->NY, g->NX, g->T, 0,
+                         a->seed * 1000003u + (uint64_t)(100 * si + gi));
+            snprintf(label, sizeof label, "%ldx%ld T%d", g->NY, g->NX, g->T);
+            test_case(a, dev, &p, label, &passed, &failed, &skipped);
+            free(p.g0);
+        }
+    }
+    if (!small)
+        error_growth(a, dev,
+                     first <= DEFAULT_SHAPE && DEFAULT_SHAPE <= last ? DEFAULT_SHAPE : first,
+                     &passed, &failed);
+    return tc_test_finish(PROGRAM, passed, failed, skipped);
+}
+
+int main(int argc, char **argv)
+{
+    const char *names[N_VARIANTS];
+    for (int i = 0; i < N_VARIANTS; i++) names[i] = variants[i].name;
+    tc_cli_spec spec = {
+        PROGRAM, "2D stencils on cuDNN, CUDA cores, dense and 2:4-sparse tensor cores",
+        names,   N_VARIANTS,
+        0,       20,
+        3,       flags,
+        3};
+    tc_args a;
+    tc_parse_args(argc, argv, &spec, &a);
+    if (a.mode == TC_MODE_LIST) {
+        print_list();
+        return TC_EXIT_PASS;
+    }
+    /* the chapter's flags, checked before any CUDA call */
+    const char *grid_text = a.flag_values[FLAG_GRID], *steps_text = a.flag_values[FLAG_STEPS],
+               *shape_text = a.flag_values[FLAG_SHAPE];
+    if (a.mode == TC_MODE_TEST && (grid_text || steps_text))
+        tc_usage_error(PROGRAM, "--test runs its own grids and steps; drop --grid/--steps");
+    long NY = DEFAULT_GRID, NX = DEFAULT_GRID;
+    int T = DEFAULT_STEPS;
+    if (grid_text) parse_grid(grid_text, &NY, &NX);
+    if (steps_text) T = (int)tc_parse_long(&spec, "--steps", steps_text, 1, MAX_STEPS);
+    int first = DEFAULT_SHAPE, last = DEFAULT_SHAPE;
+    if (a.mode == TC_MODE_TEST || a.mode == TC_MODE_BENCH) first = 0, last = N_SHAPES - 1;
+    if (shape_text && strcmp(shape_text, "all") == 0) {
+        first = 0, last = N_SHAPES - 1;
+    } else if (shape_text) {
+        first = last = find_shape(shape_text);
+        if (first < 0) {
+            fprintf(stderr, "%s: unknown shape '%s'; allowed: all", PROGRAM, shape_text);
+            for (int i = 0; i < N_SHAPES; i++) fprintf(stderr, ", %s", shapes[i].name);
+            fprintf(stderr, "\n");
+            return TC_EXIT_USAGE;
+        }
+    }
+    if (a.mode != TC_MODE_TEST) { /* host memory: the grid, its download, start images, sample */
+        const double need = 2.0 * NY * NX * 4 + 64.0 * (1 << 20);
+        const double host = (double)tc_host_memory_bytes();
+        if (host > 0 && need > host)
+            tc_usage_error(
+                PROGRAM,
+                "bad --grid %ldx%ld: needs %.1f GiB of host memory, this machine has %.1f GiB", NY,
+                NX, need / (1 << 30), host / (1 << 30));
+    }
+
+    FILE *info = a.mode == TC_MODE_BENCH && !a.csv_path ? stderr : stdout;
+    tc_device_info dev;
+    tc_device_open(&dev, 80, PROGRAM);
+    if (a.mode != TC_MODE_TEST) {
+        const double bytes = 3.0 * NY * ((NX + 7) / 8 * 8) * 2 + (1 << 30);
+        if (bytes > (double)dev.mem_free)
+            tc_usage_error(PROGRAM,
+                           "bad --grid %ldx%ld: needs %.1f GiB of GPU memory, %s has %.1f GiB free",
+                           NY, NX, bytes / (1 << 30), dev.name, (double)dev.mem_free / (1 << 30));
+    }
+    fprintf(info, "%s - %s\n", PROGRAM, spec.summary);
+    tc_device_print(&dev, info);
+    cudnn_ok = st_cudnn_init(cudnn_why, sizeof cudnn_why) == 0;
+    if (cudnn_ok)
+        st_cudnn_print_version(info);
+    else
+        tc_info_line(info, "cuDNN", "%s (the cudnn rung is skipped)", cudnn_why);
+
+    int rc;
+    if (a.mode == TC_MODE_TEST) {
+        rc = run_tests(&a, &dev, first, last);
+    } else {
+        FILE *csv = NULL;
+        if (a.mode == TC_MODE_BENCH) {
+            csv = tc_bench_csv_open(a.csv_path);
+            if (!csv) return TC_EXIT_USAGE;
+        }
+        fprintf(info,
+                "problem   : %ldx%ld f16 grid, %d steps, seed %llu, median of %d runs after %d "
+                "warm-up, L2 flushed before each\n",
+                NY, NX, T, (unsigned long long)a.seed, a.reps, a.warmup);
+        const int failed = run_timed(&a, &dev, first, last, NY, NX, T, info, csv);
+        tc_bench_csv_close(csv);
+        rc = failed ? TC_EXIT_WRONG : TC_EXIT_PASS;
+    }
+    st_cudnn_shutdown();
+    tc_timing_release();
+    return rc;
+}

@@ -1,0 +1,63 @@
+/* 06_sparse_stencil/stencil_kernels.h - the launchers of the chapter's .cu files, called by the C
+ * driver stencil.c. Grids are f16, row-major with a pitch of ld halves (a multiple of 8 for every
+ * kernel here); pointers are device pointers; every launcher enqueues on `stream` and returns.
+ * The launchers check their arguments and return -1 for a configuration they were not built for;
+ * the caller checks cudaGetLastError (TC_LAUNCH_CHECK) after every call. */
+#ifndef STENCIL_KERNELS_H
+#define STENCIL_KERNELS_H
+
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- stencil_tc.cu: tensor cores (rungs c, d) ------------------------------------------------
+ * One step out = stencil(in) on the interior cells; the frame of out is not written. sparse = 0:
+ * mma.sync m16n8k16 on the dense band (a_words: 8 words per lane and dy); 1: mma.sp m16n8k32 on
+ * the swapped, compressed band (4 words per lane and dy, plus meta: one word per lane and pair
+ * of dy). f16acc: f16 instead of f32 accumulators. Built for r in {1, 2, 3, 7} (the radii of the
+ * chapter's shapes): stencil_tc_supported says which. */
+int stencil_tc_supported(int r);
+int stencil_tc_launch(int sparse, int f16acc, int r, const void *in, void *out, int NY, int NX,
+                      int ld, const uint32_t *a_words, const uint32_t *meta, cudaStream_t stream);
+/* registers per thread of the kernel (cudaFuncGetAttributes), for the --list/--test report */
+int stencil_tc_registers(int sparse, int f16acc, int r);
+
+/* ---- stencil_cuda.cu: CUDA cores (rung b), and the frame restore of the cuDNN rung ---------- */
+enum { ST_W_MAX = 15 * 15 };
+typedef struct {
+    float w[ST_W_MAX]; /* w[(dy + r) * (2r + 1) + dx + r], the f16 weights as f32 */
+} st_weights_f32;
+/* star = 1: only the taps with dy = 0 or dx = 0 (the others must be zero). Built for r in
+ * {1, 2, 3, 7} with star only for r <= 3. */
+int stencil_cuda_supported(int r, int star);
+int stencil_cuda_launch(int r, int star, const void *in, void *out, int NY, int NX, int ld,
+                        const st_weights_f32 *w, cudaStream_t stream);
+/* dst's frame of width r (the cells that are not interior) = init's */
+void stencil_restore_frame_launch(int r, const void *init, void *dst, int NY, int NX, int ld,
+                                  cudaStream_t stream);
+
+/* ---- stencil_probe.cu: one-warp unit tests of the fragment layouts --------------------------
+ * Registers in and out as lane-major arrays: x[lane * n + j].
+ * probe_mma_sp: d0 = mma_sp<SEL 0>(a0, b, e) + c and d1 = mma_sp<SEL 1>(a1, b, e) + c with the
+ *   same metadata register e (a: 4 words, b: 4, e: 1, c/d: 4 f32 bit patterns or 2 f16x2 words).
+ * probe_mma_dense: d = mma m16n8k16 (a: 4 words, b: 2) + c. */
+void probe_mma_sp_launch(int f16acc, const uint32_t *a0, const uint32_t *a1, const uint32_t *b,
+                         const uint32_t *e, const uint32_t *c, uint32_t *d0, uint32_t *d1,
+                         cudaStream_t stream);
+void probe_mma_dense_launch(int f16acc, const uint32_t *a, const uint32_t *b, const uint32_t *c,
+                            uint32_t *d, cudaStream_t stream);
+/* The B loader of the r = 3 kernels, alone: block (bx, by) of the grid fills its shared tile the
+ * way the kernel does, then warp (wx, wy) loads every window oo = 0 .. S + 2r - 1:
+ * raw[(oo * 32 + lane) * 4 + j] = the ldmatrix registers, swapped[...] = after the strided swap.
+ * probe_b_geometry gives the tile's R, S, WX, WY, BX, BY (the arrays hold S + 2R windows). */
+void probe_b_geometry(int *R, int *S, int *WX, int *WY, int *BX, int *BY);
+void probe_b_loader_launch(const void *grid, int NY, int ld, int bx, int by, int wx, int wy,
+                           uint32_t *raw, uint32_t *swapped, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

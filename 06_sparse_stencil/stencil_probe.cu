@@ -1,0 +1,116 @@
+/* 06_sparse_stencil/stencil_probe.cu - one-warp unit tests of the fragment layouts the tensor-core
+ * kernels rely on, run by `06_sparse_stencil --test` before any stencil.
+ *
+ * What it teaches
+ *   A wrong lane map does not crash, it computes another product. So each piece is run alone on
+ *   data whose answer the host knows exactly:
+ *     probe_mma_sp      registers packed on the host by the documented maps (stencil_bands.h)
+ *                       -> mma.sp with selector 0 and with selector 1 on one shared metadata
+ *                       register -> raw D registers; small integers make every product and sum
+ *                       exact in f16 and f32, so the host compares bit for bit, and when they
+ *                       differ it tries the likely misreadings of the metadata layout and names
+ *                       the one the GPU matches
+ *     probe_mma_dense   the same for mma.sync m16n8k16 (f32 and the f16 accumulator)
+ *     probe_b_loader    the kernel's own shared tile fill and B loader (ldmatrix.x4 and the swap):
+ *                       every cell holds a code of its (y, x), so a wrong register names the cell
+ *                       it came from
+ * Minimum: sm_80. */
+#include "stencil_kernels.h"
+
+#include "stencil_tc.cuh"
+
+__global__ void __launch_bounds__(32)
+    probe_mma_sp(int f16acc, const uint32_t *a0, const uint32_t *a1, const uint32_t *b,
+                 const uint32_t *e, const uint32_t *c, uint32_t *d0, uint32_t *d1)
+{
+    const int l = threadIdx.x;
+    const uint32_t ra0[4] = {a0[4 * l], a0[4 * l + 1], a0[4 * l + 2], a0[4 * l + 3]};
+    const uint32_t ra1[4] = {a1[4 * l], a1[4 * l + 1], a1[4 * l + 2], a1[4 * l + 3]};
+    const uint32_t rb[4] = {b[4 * l], b[4 * l + 1], b[4 * l + 2], b[4 * l + 3]};
+    const uint32_t re = e[l];
+    if (f16acc) {
+        uint32_t x0[2] = {c[2 * l], c[2 * l + 1]}, x1[2] = {c[2 * l], c[2 * l + 1]};
+        mma_sp_m16n8k32_f16f16<0>(x0, ra0, rb, re);
+        mma_sp_m16n8k32_f16f16<1>(x1, ra1, rb, re);
+        for (int j = 0; j < 2; j++) d0[2 * l + j] = x0[j], d1[2 * l + j] = x1[j];
+    } else {
+        float x0[4], x1[4];
+        for (int j = 0; j < 4; j++) x0[j] = x1[j] = __uint_as_float(c[4 * l + j]);
+        mma_sp_m16n8k32_f16f32<0>(x0, ra0, rb, re);
+        mma_sp_m16n8k32_f16f32<1>(x1, ra1, rb, re);
+        for (int j = 0; j < 4; j++)
+            d0[4 * l + j] = __float_as_uint(x0[j]), d1[4 * l + j] = __float_as_uint(x1[j]);
+    }
+}
+
+extern "C" void probe_mma_sp_launch(int f16acc, const uint32_t *a0, const uint32_t *a1,
+                                    const uint32_t *b, const uint32_t *e, const uint32_t *c,
+                                    uint32_t *d0, uint32_t *d1, cudaStream_t stream)
+{
+    probe_mma_sp<<<1, 32, 0, stream>>>(f16acc, a0, a1, b, e, c, d0, d1);
+}
+
+__global__ void __launch_bounds__(32)
+    probe_mma_dense(int f16acc, const uint32_t *a, const uint32_t *b, const uint32_t *c,
+                    uint32_t *d)
+{
+    const int l = threadIdx.x;
+    const uint32_t ra[4] = {a[4 * l], a[4 * l + 1], a[4 * l + 2], a[4 * l + 3]};
+    const uint32_t rb[2] = {b[2 * l], b[2 * l + 1]};
+    if (f16acc) {
+        uint32_t x[2] = {c[2 * l], c[2 * l + 1]};
+        mma_m16n8k16_f16f16(x, ra, rb);
+        for (int j = 0; j < 2; j++) d[2 * l + j] = x[j];
+    } else {
+        float x[4];
+        for (int j = 0; j < 4; j++) x[j] = __uint_as_float(c[4 * l + j]);
+        mma_m16n8k16_f16f32(x, ra, rb);
+        for (int j = 0; j < 4; j++) d[4 * l + j] = __float_as_uint(x[j]);
+    }
+}
+
+extern "C" void probe_mma_dense_launch(int f16acc, const uint32_t *a, const uint32_t *b,
+                                       const uint32_t *c, uint32_t *d, cudaStream_t stream)
+{
+    probe_mma_dense<<<1, 32, 0, stream>>>(f16acc, a, b, c, d);
+}
+
+/* the geometry of the r = 3 kernels (stencil_tc.cu's tc_cfg<3>) */
+typedef tc_tile<3, 8, 4, 2> probe_tile_t;
+
+extern "C" void probe_b_geometry(int *R, int *S, int *WX, int *WY, int *BX, int *BY)
+{
+    *R = probe_tile_t::R, *S = probe_tile_t::S, *WX = probe_tile_t::WX, *WY = probe_tile_t::WY;
+    *BX = probe_tile_t::BX, *BY = probe_tile_t::BY;
+}
+
+__global__ void __launch_bounds__(probe_tile_t::THREADS)
+    probe_b_loader(const __half *grid, int NY, int ld, int bx, int by, int wx, int wy,
+                   uint32_t *raw, uint32_t *swapped)
+{
+    typedef probe_tile_t T;
+    __shared__ __align__(128) __half smem[T::SMEM_H];
+    tc_load_tile<T>(smem, grid, NY, ld, bx * T::BX, by * T::BY);
+    cp_async_wait_group<0>();
+    __syncthreads();
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    if (warp != wy * T::WX + wx) return;
+    const uint32_t base = smem_u32(smem);
+    for (int oo = 0; oo < T::S + 2 * T::R; oo++) {
+        uint32_t r[4], b[4];
+        tc_load_b<T>(r, base, lane, wx, wy, oo);
+        tc_load_b_swapped<T>(b, base, lane, wx, wy, oo);
+        for (int j = 0; j < 4; j++) {
+            raw[(oo * 32 + lane) * 4 + j] = r[j];
+            swapped[(oo * 32 + lane) * 4 + j] = b[j];
+        }
+    }
+}
+
+extern "C" void probe_b_loader_launch(const void *grid, int NY, int ld, int bx, int by, int wx,
+                                      int wy, uint32_t *raw, uint32_t *swapped, cudaStream_t stream)
+{
+    /* one block, standing in for block (bx, by) of a stencil launch */
+    probe_b_loader<<<1, probe_tile_t::THREADS, 0, stream>>>((const __half *)grid, NY, ld, bx, by,
+                                                            wx, wy, raw, swapped);
+}
