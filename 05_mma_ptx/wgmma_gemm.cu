@@ -341,7 +341,17 @@ __global__ void __launch_bounds__(Cfg::CONSUMERS *WG_THREADS, 1)
  * ============================================================================================== */
 constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
 
-template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP_M>
+/* named barrier 1 among the consumer warpgroups (barrier 0 is __syncthreads) */
+template <int THREADS> static __device__ __forceinline__ void consumers_sync()
+{
+    asm volatile("bar.sync 1, %0;\n" ::"n"(THREADS) : "memory");
+}
+template <int THREADS> static __device__ __forceinline__ void consumers_arrive()
+{
+    asm volatile("bar.arrive 1, %0;\n" ::"n"(THREADS) : "memory");
+}
+
+template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP_M, int STAGGER = 0>
 __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
     gemm_warpspec(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
                   const __grid_constant__ CUtensorMap map_b, float *__restrict__ C, long ldc,
@@ -390,12 +400,20 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
 #pragma unroll
         for (int i = 0; i < Cfg::ACC; i++) d[i] = 0.0f;
         int it = 0;
+        static_assert(STAGGER < Cfg::STAGES && (STAGGER == 0 || Cfg::CONSUMERS == 2),
+                      "consumer 0 can run STAGGER k-tiles ahead without any release");
+        bool stagger_pending = STAGGER > 0 && cw == 0;
         for (int u = first; u < units; u += step) {
             int um, tn;
             tile_coords<GROUP_M>(u, units_m, tiles_n, &um, &tn);
             const int m0 = (um * CLUSTER_M + (int)rank) * Cfg::BM, n0 = tn * Cfg::BN;
             for (int t = 0; t < k_tiles; t++, it++) {
                 const int s = it % Cfg::STAGES;
+                if (STAGGER > 0 && cw == 1 && it == 0) consumers_sync<Cfg::CONSUMERS * WG_THREADS>();
+                if (stagger_pending && it == STAGGER) {
+                    consumers_arrive<Cfg::CONSUMERS * WG_THREADS>();
+                    stagger_pending = false;
+                }
                 mbar_wait(&r.full[s], it / Cfg::STAGES % 2);
                 wgmma_k_tile<T, Cfg>(d, smem_u32(r.a(s)) + cw * WG_M * ROW_BYTES, smem_u32(r.b(s)),
                                      t == 0);
@@ -405,6 +423,10 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
             wgmma_wait_group<0>();
             wgmma_fence_operand(d);
             release_stage<CLUSTER_M>(&r.empty[(it - 1) % Cfg::STAGES]);
+            if (stagger_pending) { /* a first tile shorter than the stagger */
+                consumers_arrive<Cfg::CONSUMERS * WG_THREADS>();
+                stagger_pending = false;
+            }
             epilogue_direct<Cfg::ACC>(d, C, ldc, m0 + cw * WG_M, n0, M, N, alpha, beta, vec2);
         }
     }
@@ -497,14 +519,14 @@ static cudaLaunchConfig_t ws_launch_config(unsigned grid, int cluster, cudaLaunc
     return cfg;
 }
 
-template <bool PERSISTENT, int CLUSTER_M, int GROUP>
+template <bool PERSISTENT, int CLUSTER_M, int GROUP, int STAGGER>
 static const char *prepare_ws(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
     const char *why = tma_unsupported(p);
     if (why) return why;
     const void *kernel = is_bf16(v)
-                             ? (const void *)gemm_warpspec<__nv_bfloat16, V3, PERSISTENT, CLUSTER_M, GROUP>
-                             : (const void *)gemm_warpspec<__half, V3, PERSISTENT, CLUSTER_M, GROUP>;
+                             ? (const void *)gemm_warpspec<__nv_bfloat16, V3, PERSISTENT, CLUSTER_M, GROUP, STAGGER>
+                             : (const void *)gemm_warpspec<__half, V3, PERSISTENT, CLUSTER_M, GROUP, STAGGER>;
     why = allow_smem(kernel, V3::SMEM_BYTES);
     if (why) return why;
     /* units: one tile, or a column of CLUSTER_M tiles; persistent: as many blocks (clusters) as
@@ -529,13 +551,13 @@ static const char *prepare_ws(const tc_gemm_variant *v, tc_gemm_problem *p)
     return NULL;
 }
 
-template <class T, bool PERSISTENT, int CLUSTER_M, int GROUP>
+template <class T, bool PERSISTENT, int CLUSTER_M, int GROUP, int STAGGER>
 static void launch_ws(const tc_gemm_problem *p, cudaStream_t stream)
 {
     const wg_plan *plan = (const wg_plan *)p->plan;
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t cfg = ws_launch_config(plan->grid, CLUSTER_M, &attr, stream);
-    TC_CUDA_CHECK(cudaLaunchKernelEx(&cfg, gemm_warpspec<T, V3, PERSISTENT, CLUSTER_M, GROUP>, p->M,
+    TC_CUDA_CHECK(cudaLaunchKernelEx(&cfg, gemm_warpspec<T, V3, PERSISTENT, CLUSTER_M, GROUP, STAGGER>, p->M,
                                      p->N, p->K, plan->map_a, plan->map_b, (float *)p->d_c, p->ldc,
                                      p->alpha, p->beta, c_vec2(p)));
 }
@@ -579,26 +601,27 @@ extern "C" void wgmma_v2_launch(const tc_gemm_variant *v, const tc_gemm_problem 
         launch_v2<__half>(p, stream);
 }
 
-#define WS_HOOKS(vn, PERSISTENT, CLUSTER_M, GROUP)                                                 \
+#define WS_HOOKS(vn, PERSISTENT, CLUSTER_M, GROUP, STAGGER)                                                 \
     extern "C" const char *wgmma_##vn##_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)     \
     {                                                                                              \
-        return prepare_ws<PERSISTENT, CLUSTER_M, GROUP>(v, p);                                     \
+        return prepare_ws<PERSISTENT, CLUSTER_M, GROUP, STAGGER>(v, p);                                     \
     }                                                                                              \
     extern "C" void wgmma_##vn##_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,       \
                                         cudaStream_t stream)                                       \
     {                                                                                              \
         if (is_bf16(v))                                                                            \
-            launch_ws<__nv_bfloat16, PERSISTENT, CLUSTER_M, GROUP>(p, stream);                     \
+            launch_ws<__nv_bfloat16, PERSISTENT, CLUSTER_M, GROUP, STAGGER>(p, stream);                     \
         else                                                                                       \
-            launch_ws<__half, PERSISTENT, CLUSTER_M, GROUP>(p, stream);                            \
+            launch_ws<__half, PERSISTENT, CLUSTER_M, GROUP, STAGGER>(p, stream);                            \
     }
-WS_HOOKS(v3, false, 1, GROUP_M)
-WS_HOOKS(v4, true, 1, GROUP_M)
-WS_HOOKS(v5, true, V5_CLUSTER, GROUP_M)
+WS_HOOKS(v3, false, 1, GROUP_M, 0)
+WS_HOOKS(v4, true, 1, GROUP_M, 0)
+WS_HOOKS(v5, true, V5_CLUSTER, GROUP_M, 0)
 /* experiments (not part of the ladder): */
-WS_HOOKS(x1, false, V5_CLUSTER, GROUP_M)
-WS_HOOKS(x2, true, 1, 16)
-WS_HOOKS(x3, true, V5_CLUSTER, 4)
+WS_HOOKS(x1, false, V5_CLUSTER, GROUP_M, 0)
+WS_HOOKS(x2, true, 1, 16, 0)
+WS_HOOKS(x3, true, V5_CLUSTER, 4, 0)
+WS_HOOKS(x4, true, V5_CLUSTER, GROUP_M, 2)
 #undef WS_HOOKS
 
 extern "C" void wgmma_release(const tc_gemm_variant *v, tc_gemm_problem *p)

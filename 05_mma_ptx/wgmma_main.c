@@ -57,7 +57,9 @@ static void *wgmma_chapter_init(const tc_device_info *dev, FILE *info)
     X("x2_persist_g16", "experiment: v4 with 16 tile-rows per band", 8,                           \
       wgmma_x2_prepare, wgmma_x2_launch, wgmma_release),                                           \
     X("x3_cluster_g4", "experiment: v5 with 4 cluster-rows (8 tile-rows) per band", 8,            \
-      wgmma_x3_prepare, wgmma_x3_launch, wgmma_release)
+      wgmma_x3_prepare, wgmma_x3_launch, wgmma_release),                                           \
+    X("x4_stagger",    "experiment: v5, consumer 1 starts 2 k-tiles after consumer 0", 8,        \
+      wgmma_x4_prepare, wgmma_x4_launch, wgmma_release)
 
 /* The variant table: --list, --variant, --test and --bench all come from it. */
 static const tc_gemm_variant variants[] = {
