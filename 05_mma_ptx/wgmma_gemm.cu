@@ -36,7 +36,7 @@
  * Build and run
  *   make                                           # build/bin/05_wgmma_gemm when 90 is in SM
  *   build/bin/05_wgmma_gemm                        # the ladder at 4096^3, cuBLAS beside it
- *   build/bin/05_wgmma_gemm --variant v5_cluster --size 8192x8192x8192
+ *   build/bin/05_wgmma_gemm --variant v4_cluster --size 8192x8192x8192
  *   build/bin/05_wgmma_gemm --test                 # every rung, f16 and bf16, odd sizes
  *   cuobjdump --dump-sass build/05_mma_ptx/wgmma_gemm.cu.o | grep HGMMA
  *
@@ -59,15 +59,16 @@
  *                 m64n256k16). The producer runs ahead by as many stages as are free; the
  *                 consumers never wait for a copy they could have issued. A 128 x 256 tile
  *                 reads 3/4 of the operand bytes per flop of a 128 x 128 one.
- *   v4_persistent One block per SM, each walking tiles (grouped order, 8 tile-rows per band) in a
- *                 loop; the ring keeps running across tiles, so the producer loads the next
- *                 tile's first k-tiles while the consumers store the last one's C, and no block
- *                 start-up or tail is paid per tile.
- *   v5_cluster    v4 in clusters of 2 blocks on vertically neighbouring tiles, which need the
- *                 same B tile: each block loads half of it and multicasts it to both, halving
- *                 B's L2 traffic. A consumer releases a stage in both blocks (an arrive on the
- *                 partner's "empty" barrier through mapa), because the partner's next multicast
- *                 writes into this block's stage too.
+ *   v4_cluster    Persistent, in clusters of 2 blocks. One block per SM walks tiles (grouped order)
+ *                 in a loop, and the ring keeps running across tiles, so the producer loads the
+ *                 next tile's first k-tiles while the consumers store the last one's C. The two
+ *                 blocks of a cluster take vertically neighbouring tiles, which need the same B
+ *                 tile: each loads half of it and the TMA multicasts that half into both blocks,
+ *                 halving B's L2 traffic. A consumer releases a stage in both blocks (an arrive on
+ *                 the partner's "empty" barrier through mapa), because the partner's next
+ *                 multicast writes into this block's stage too. The measurements decided this
+ *                 rung: persistence alone, and clusters alone, were each no faster than v3 at
+ *                 8192^3 on the H200; together they are (README.md, "What paid and what did not").
  */
 #include "wgmma_gemm.h"
 
@@ -228,7 +229,7 @@ __global__ void __launch_bounds__(Cfg::CONSUMERS *WG_THREADS, 1)
 }
 
 /* ================================================================================================
- * The ring of stages shared by v2..v5: full[s] (1 arrival, the producer's expect_tx, plus the
+ * The ring of stages shared by v2..v4: full[s] (1 arrival, the producer's expect_tx, plus the
  * bytes) and empty[s] (one arrival per consumer warp, of every block of the cluster).
  * ============================================================================================== */
 template <class Cfg> struct ring {
@@ -333,7 +334,7 @@ __global__ void __launch_bounds__(Cfg::CONSUMERS *WG_THREADS, 1)
 }
 
 /* ================================================================================================
- * v3..v5: warp-specialised. Warpgroup 0 produces, warpgroups 1..CONSUMERS consume. A block works
+ * v3, v4: warp-specialised. Warpgroup 0 produces, warpgroups 1..CONSUMERS consume. A block works
  * on "units": one tile of C, or with a cluster one column of CLUSTER_M vertically neighbouring
  * tiles (block `rank` of the cluster takes the rank-th). PERSISTENT: a block walks units
  * blockIdx / CLUSTER_M, + the number of clusters, ...; else it takes one. Producer and consumers
@@ -341,17 +342,7 @@ __global__ void __launch_bounds__(Cfg::CONSUMERS *WG_THREADS, 1)
  * ============================================================================================== */
 constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
 
-/* named barrier 1 among the consumer warpgroups (barrier 0 is __syncthreads) */
-template <int THREADS> static __device__ __forceinline__ void consumers_sync()
-{
-    asm volatile("bar.sync 1, %0;\n" ::"n"(THREADS) : "memory");
-}
-template <int THREADS> static __device__ __forceinline__ void consumers_arrive()
-{
-    asm volatile("bar.arrive 1, %0;\n" ::"n"(THREADS) : "memory");
-}
-
-template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP_M, int STAGGER = 0>
+template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP_M>
 __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
     gemm_warpspec(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
                   const __grid_constant__ CUtensorMap map_b, float *__restrict__ C, long ldc,
@@ -400,20 +391,12 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
 #pragma unroll
         for (int i = 0; i < Cfg::ACC; i++) d[i] = 0.0f;
         int it = 0;
-        static_assert(STAGGER < Cfg::STAGES && (STAGGER == 0 || Cfg::CONSUMERS == 2),
-                      "consumer 0 can run STAGGER k-tiles ahead without any release");
-        bool stagger_pending = STAGGER > 0 && cw == 0;
         for (int u = first; u < units; u += step) {
             int um, tn;
             tile_coords<GROUP_M>(u, units_m, tiles_n, &um, &tn);
             const int m0 = (um * CLUSTER_M + (int)rank) * Cfg::BM, n0 = tn * Cfg::BN;
             for (int t = 0; t < k_tiles; t++, it++) {
                 const int s = it % Cfg::STAGES;
-                if (STAGGER > 0 && cw == 1 && it == 0) consumers_sync<Cfg::CONSUMERS * WG_THREADS>();
-                if (stagger_pending && it == STAGGER) {
-                    consumers_arrive<Cfg::CONSUMERS * WG_THREADS>();
-                    stagger_pending = false;
-                }
                 mbar_wait(&r.full[s], it / Cfg::STAGES % 2);
                 wgmma_k_tile<T, Cfg>(d, smem_u32(r.a(s)) + cw * WG_M * ROW_BYTES, smem_u32(r.b(s)),
                                      t == 0);
@@ -423,10 +406,6 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
             wgmma_wait_group<0>();
             wgmma_fence_operand(d);
             release_stage<CLUSTER_M>(&r.empty[(it - 1) % Cfg::STAGES]);
-            if (stagger_pending) { /* a first tile shorter than the stagger */
-                consumers_arrive<Cfg::CONSUMERS * WG_THREADS>();
-                stagger_pending = false;
-            }
             epilogue_direct<Cfg::ACC>(d, C, ldc, m0 + cw * WG_M, n0, M, N, alpha, beta, vec2);
         }
     }
@@ -441,9 +420,9 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
 /*                     BN  STAGES CONSUMERS */
 typedef wg_config<128, 3, 2> V1;
 typedef wg_config<128, 4, 2> V2;
-typedef wg_config<256, 4, 2> V3; /* also v4, v5 */
+typedef wg_config<256, 4, 2> V3; /* also v4 */
 constexpr int GROUP_M = 8;
-constexpr int V5_CLUSTER = 2;
+constexpr int V4_CLUSTER = 2;
 
 static bool is_bf16(const tc_gemm_variant *v)
 {
@@ -485,8 +464,9 @@ static const char *prepare_v2(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
     const char *why = tma_unsupported(p);
     if (why) return why;
-    why = is_bf16(v) ? allow_smem((const void *)gemm_tma<__nv_bfloat16, V2, GROUP_M>, V2::SMEM_BYTES)
-                     : allow_smem((const void *)gemm_tma<__half, V2, GROUP_M>, V2::SMEM_BYTES);
+    why = is_bf16(v)
+              ? allow_smem((const void *)gemm_tma<__nv_bfloat16, V2, GROUP_M>, V2::SMEM_BYTES)
+              : allow_smem((const void *)gemm_tma<__half, V2, GROUP_M>, V2::SMEM_BYTES);
     if (why) return why;
     wg_plan *plan = make_plan(v, p, V2::BM, V2::BN);
     if (!plan) return "out of host memory";
@@ -503,7 +483,8 @@ template <class T> static void launch_v2(const tc_gemm_problem *p, cudaStream_t 
         c_vec2(p));
 }
 
-/* ---- v3..v5: one kernel template, three choices ------------------------------------------------ */
+/* ---- v3, v4: one kernel template (and the choices the README measured) ------------------------------------------------
+ */
 static cudaLaunchConfig_t ws_launch_config(unsigned grid, int cluster, cudaLaunchAttribute *attr,
                                            cudaStream_t stream)
 {
@@ -519,20 +500,21 @@ static cudaLaunchConfig_t ws_launch_config(unsigned grid, int cluster, cudaLaunc
     return cfg;
 }
 
-template <bool PERSISTENT, int CLUSTER_M, int GROUP, int STAGGER>
+template <bool PERSISTENT, int CLUSTER_M, int GROUP>
 static const char *prepare_ws(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
     const char *why = tma_unsupported(p);
     if (why) return why;
-    const void *kernel = is_bf16(v)
-                             ? (const void *)gemm_warpspec<__nv_bfloat16, V3, PERSISTENT, CLUSTER_M, GROUP, STAGGER>
-                             : (const void *)gemm_warpspec<__half, V3, PERSISTENT, CLUSTER_M, GROUP, STAGGER>;
+    const void *kernel =
+        is_bf16(v) ? (const void *)gemm_warpspec<__nv_bfloat16, V3, PERSISTENT, CLUSTER_M, GROUP>
+                   : (const void *)gemm_warpspec<__half, V3, PERSISTENT, CLUSTER_M, GROUP>;
     why = allow_smem(kernel, V3::SMEM_BYTES);
     if (why) return why;
     /* units: one tile, or a column of CLUSTER_M tiles; persistent: as many blocks (clusters) as
      * fit on the GPU at once, one per SM */
     const unsigned tiles_m = (unsigned)((p->M + V3::BM - 1) / V3::BM);
-    const unsigned units = (tiles_m + CLUSTER_M - 1) / CLUSTER_M * (unsigned)((p->N + V3::BN - 1) / V3::BN);
+    const unsigned units =
+        (tiles_m + CLUSTER_M - 1) / CLUSTER_M * (unsigned)((p->N + V3::BN - 1) / V3::BN);
     unsigned resident = units;
     if (PERSISTENT) {
         cudaLaunchAttribute attr;
@@ -551,13 +533,13 @@ static const char *prepare_ws(const tc_gemm_variant *v, tc_gemm_problem *p)
     return NULL;
 }
 
-template <class T, bool PERSISTENT, int CLUSTER_M, int GROUP, int STAGGER>
+template <class T, bool PERSISTENT, int CLUSTER_M, int GROUP>
 static void launch_ws(const tc_gemm_problem *p, cudaStream_t stream)
 {
     const wg_plan *plan = (const wg_plan *)p->plan;
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t cfg = ws_launch_config(plan->grid, CLUSTER_M, &attr, stream);
-    TC_CUDA_CHECK(cudaLaunchKernelEx(&cfg, gemm_warpspec<T, V3, PERSISTENT, CLUSTER_M, GROUP, STAGGER>, p->M,
+    TC_CUDA_CHECK(cudaLaunchKernelEx(&cfg, gemm_warpspec<T, V3, PERSISTENT, CLUSTER_M, GROUP>, p->M,
                                      p->N, p->K, plan->map_a, plan->map_b, (float *)p->d_c, p->ldc,
                                      p->alpha, p->beta, c_vec2(p)));
 }
@@ -601,27 +583,21 @@ extern "C" void wgmma_v2_launch(const tc_gemm_variant *v, const tc_gemm_problem 
         launch_v2<__half>(p, stream);
 }
 
-#define WS_HOOKS(vn, PERSISTENT, CLUSTER_M, GROUP, STAGGER)                                                 \
-    extern "C" const char *wgmma_##vn##_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)     \
+#define WS_HOOKS(vn, PERSISTENT, CLUSTER_M, GROUP)                                                 \
+    extern "C" const char *wgmma_##vn##_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)      \
     {                                                                                              \
-        return prepare_ws<PERSISTENT, CLUSTER_M, GROUP, STAGGER>(v, p);                                     \
+        return prepare_ws<PERSISTENT, CLUSTER_M, GROUP>(v, p);                                     \
     }                                                                                              \
-    extern "C" void wgmma_##vn##_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,       \
+    extern "C" void wgmma_##vn##_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,        \
                                         cudaStream_t stream)                                       \
     {                                                                                              \
         if (is_bf16(v))                                                                            \
-            launch_ws<__nv_bfloat16, PERSISTENT, CLUSTER_M, GROUP, STAGGER>(p, stream);                     \
+            launch_ws<__nv_bfloat16, PERSISTENT, CLUSTER_M, GROUP>(p, stream);                     \
         else                                                                                       \
-            launch_ws<__half, PERSISTENT, CLUSTER_M, GROUP, STAGGER>(p, stream);                            \
+            launch_ws<__half, PERSISTENT, CLUSTER_M, GROUP>(p, stream);                            \
     }
-WS_HOOKS(v3, false, 1, GROUP_M, 0)
-WS_HOOKS(v4, true, 1, GROUP_M, 0)
-WS_HOOKS(v5, true, V5_CLUSTER, GROUP_M, 0)
-/* experiments (not part of the ladder): */
-WS_HOOKS(x1, false, V5_CLUSTER, GROUP_M, 0)
-WS_HOOKS(x2, true, 1, 16, 0)
-WS_HOOKS(x3, true, V5_CLUSTER, 4, 0)
-WS_HOOKS(x4, true, V5_CLUSTER, GROUP_M, 2)
+WS_HOOKS(v3, false, 1, GROUP_M)
+WS_HOOKS(v4, true, V4_CLUSTER, GROUP_M)
 #undef WS_HOOKS
 
 extern "C" void wgmma_release(const tc_gemm_variant *v, tc_gemm_problem *p)

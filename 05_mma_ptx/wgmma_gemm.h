@@ -24,17 +24,7 @@ const char *wgmma_v3_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void wgmma_v3_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
 const char *wgmma_v4_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void wgmma_v4_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
-const char *wgmma_v5_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
-void wgmma_v5_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
-const char *wgmma_x1_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
-void wgmma_x1_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
-const char *wgmma_x2_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
-void wgmma_x2_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
-const char *wgmma_x3_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
-void wgmma_x3_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
-const char *wgmma_x4_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
-void wgmma_x4_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
-/* frees what the prepare() of v2..v5 made (the tensor maps and the grid) */
+/* frees what the prepare() of v2..v4 made (the tensor maps and the grid) */
 void wgmma_release(const tc_gemm_variant *v, tc_gemm_problem *p);
 
 #ifdef __cplusplus

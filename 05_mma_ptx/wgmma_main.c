@@ -12,7 +12,7 @@
  * Build and run
  *   make && build/bin/05_wgmma_gemm                  # the ladder at 4096^3
  *   build/bin/05_wgmma_gemm --list                   # the variants and their constraints
- *   build/bin/05_wgmma_gemm --variant v5_cluster --size 8192x8192x8192
+ *   build/bin/05_wgmma_gemm --variant v4_cluster --size 8192x8192x8192
  *   build/bin/05_wgmma_gemm --bench                  # CSV rows for make bench
  *   build/bin/05_wgmma_probe --test                  # the wgmma/TMA unit tests these rely on
  */
@@ -48,18 +48,8 @@ static void *wgmma_chapter_init(const tc_device_info *dev, FILE *info)
       wgmma_v2_prepare, wgmma_v2_launch, wgmma_release),                                           \
     X("v3_warpspec",   "128x256, producer warpgroup + 2 consumers (m64n256k16), setmaxnreg", 8,  \
       wgmma_v3_prepare, wgmma_v3_launch, wgmma_release),                                           \
-    X("v4_persistent", "v3 persistent: one block per SM walks the tiles, ring runs across", 8,    \
-      wgmma_v4_prepare, wgmma_v4_launch, wgmma_release),                                           \
-    X("v5_cluster",    "v4 in clusters of 2 along M, B tile multicast by TMA to both", 8,         \
-      wgmma_v5_prepare, wgmma_v5_launch, wgmma_release),                                           \
-    X("x1_cluster_np", "experiment: v3 (not persistent) in clusters of 2 with multicast", 8,      \
-      wgmma_x1_prepare, wgmma_x1_launch, wgmma_release),                                           \
-    X("x2_persist_g16", "experiment: v4 with 16 tile-rows per band", 8,                           \
-      wgmma_x2_prepare, wgmma_x2_launch, wgmma_release),                                           \
-    X("x3_cluster_g4", "experiment: v5 with 4 cluster-rows (8 tile-rows) per band", 8,            \
-      wgmma_x3_prepare, wgmma_x3_launch, wgmma_release),                                           \
-    X("x4_stagger",    "experiment: v5, consumer 1 starts 2 k-tiles after consumer 0", 8,        \
-      wgmma_x4_prepare, wgmma_x4_launch, wgmma_release)
+    X("v4_cluster",    "v3 persistent (a block per SM walks tiles), clusters of 2, B multicast", \
+      8, wgmma_v4_prepare, wgmma_v4_launch, wgmma_release)
 
 /* The variant table: --list, --variant, --test and --bench all come from it. */
 static const tc_gemm_variant variants[] = {
