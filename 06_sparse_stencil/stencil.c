@@ -667,9 +667,11 @@ static void print_row(FILE *f, const st_variant *v, const st_result *r, double b
     }
 }
 
+/* the baseline always; the default variant without --variant; --bench: every rung (DESIGN.md:
+ * the bench reports all shapes for every rung) */
 static int selected(const tc_args *a, int i)
 {
-    return i == BASE || (!a->variant && i == DEFAULT_VARIANT) ||
+    return i == BASE || (!a->variant && (i == DEFAULT_VARIANT || a->mode == TC_MODE_BENCH)) ||
            (a->variant &&
             (strcmp(a->variant, "all") == 0 || strcmp(a->variant, variants[i].name) == 0));
 }
