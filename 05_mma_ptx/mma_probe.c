@@ -41,26 +41,6 @@ static int small_int(tc_rng *rng, int lo, int hi)
 {
     return lo + (int)(tc_rng_next_u64(rng) % (uint64_t)(hi - lo + 1));
 }
-static void *device_copy(const void *h, size_t bytes)
-{
-    void *d = NULL;
-    TC_CUDA_CHECK(cudaMalloc(&d, bytes));
-    if (h) TC_CUDA_CHECK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
-    return d;
-}
-static void fetch(void *h, const void *d, size_t bytes)
-{
-    TC_LAUNCH_CHECK();
-    TC_CUDA_CHECK(cudaDeviceSynchronize());
-    TC_CUDA_CHECK(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
-}
-static void report(int ok, const char *name, const char *detail, int *passed, int *failed)
-{
-    printf("%s %-44s %s\n", ok ? "PASS" : "FAIL", name, detail);
-    fflush(stdout);
-    *passed += ok;
-    *failed += !ok;
-}
 
 /* The lane map of mma_m16n8k16 (ptx_wrappers.cuh), on the host: fragments of a 16x16 A
  * (row-major) and a 16x8 B (row-major k x n), and where accumulator element i of a lane sits. */
@@ -101,11 +81,11 @@ static void test_mma(int bf16, tc_rng *rng, int *passed, int *failed)
                 s += (double)from_bits(bf16, a[m * 16 + k]) * from_bits(bf16, b[k * 8 + n]);
             want[m * 8 + n] = s; /* small integers: exact in f32 too */
         }
-    uint16_t *d_a = device_copy(a, sizeof a), *d_b = device_copy(b, sizeof b);
-    float *d_c = device_copy(c, sizeof c), *d_d = device_copy(NULL, sizeof d);
+    uint16_t *d_a = tc_device_copy(a, sizeof a), *d_b = tc_device_copy(b, sizeof b);
+    float *d_c = tc_device_copy(c, sizeof c), *d_d = tc_device_copy(NULL, sizeof d);
     TC_CUDA_CHECK(cudaMemset(d_d, 0xFF, sizeof d));
     probe_mma_launch(bf16, d_a, d_b, d_c, d_d, 0);
-    fetch(d, d_d, sizeof d);
+    tc_device_fetch(d, d_d, sizeof d);
     int bad = 0;
     char detail[160] = "16x8 D = A B + C exact; registers packed by the documented map";
     for (int e = 0; e < 16 * 8; e++)
@@ -117,7 +97,7 @@ static void test_mma(int bf16, tc_rng *rng, int *passed, int *failed)
         }
     char name[64];
     snprintf(name, sizeof name, "mma_m16n8k16_%s", type_names[bf16]);
-    report(!bad, name, detail, passed, failed);
+    tc_test_report(!bad, name, detail, passed, failed);
     TC_CUDA_CHECK(cudaFree(d_a));
     TC_CUDA_CHECK(cudaFree(d_b));
     TC_CUDA_CHECK(cudaFree(d_c));
@@ -133,11 +113,11 @@ static void test_ldmatrix(int trans, int *passed, int *failed)
     uint32_t out[32 * 4];
     for (int i = 0; i < 32 * 8; i++) src[i] = (uint16_t)(0x1000 + i);
     for (int i = 0; i < 32; i++) slot[i] = (i * 37 + 11) % PROBE_LDM_SLOTS; /* scattered rows */
-    uint16_t *d_src = device_copy(src, sizeof src);
-    int *d_slot = device_copy(slot, sizeof slot);
-    uint32_t *d_out = device_copy(NULL, sizeof out);
+    uint16_t *d_src = tc_device_copy(src, sizeof src);
+    int *d_slot = tc_device_copy(slot, sizeof slot);
+    uint32_t *d_out = tc_device_copy(NULL, sizeof out);
     probe_ldmatrix_launch(trans, d_src, d_slot, d_out, 0);
-    fetch(out, d_out, sizeof out);
+    tc_device_fetch(out, d_out, sizeof out);
     int bad = 0;
     char detail[200];
     snprintf(detail, sizeof detail, "%s",
@@ -160,7 +140,7 @@ static void test_ldmatrix(int trans, int *passed, int *failed)
                          trans ? r : 2 * c + 1);
             }
         }
-    report(!bad, trans ? "ldmatrix_x4_trans" : "ldmatrix_x4", detail, passed, failed);
+    tc_test_report(!bad, trans ? "ldmatrix_x4_trans" : "ldmatrix_x4", detail, passed, failed);
     TC_CUDA_CHECK(cudaFree(d_src));
     TC_CUDA_CHECK(cudaFree(d_slot));
     TC_CUDA_CHECK(cudaFree(d_out));
@@ -181,10 +161,11 @@ static void test_cp_async(tc_rng *rng, int *passed, int *failed)
             want[16 * s1 + e] = src[16 * (32 + l) + e];
         }
     }
-    unsigned char *d_src = device_copy(src, sizeof src), *d_out = device_copy(NULL, sizeof out);
-    int *d_bytes = device_copy(bytes, sizeof bytes);
+    unsigned char *d_src = tc_device_copy(src, sizeof src),
+                  *d_out = tc_device_copy(NULL, sizeof out);
+    int *d_bytes = tc_device_copy(bytes, sizeof bytes);
     probe_cp_async_launch(d_src, d_bytes, d_out, 0);
-    fetch(out, d_out, sizeof out);
+    tc_device_fetch(out, d_out, sizeof out);
     int bad = 0;
     char detail[160] = "src_bytes 0..16 zero-filled to 16; wait_group<1> then <0>";
     for (int i = 0; i < 64 * 16; i++)
@@ -192,7 +173,7 @@ static void test_cp_async(tc_rng *rng, int *passed, int *failed)
             snprintf(detail, sizeof detail, "slot %d byte %d: 0x%02x, want 0x%02x%s", i / 16,
                      i % 16, out[i], want[i],
                      out[i] == PROBE_CP_FILL ? " (not written: zero fill or wait missing)" : "");
-    report(!bad, "cp_async_16 + commit/wait_group", detail, passed, failed);
+    tc_test_report(!bad, "cp_async_16 + commit/wait_group", detail, passed, failed);
     TC_CUDA_CHECK(cudaFree(d_src));
     TC_CUDA_CHECK(cudaFree(d_out));
     TC_CUDA_CHECK(cudaFree(d_bytes));
@@ -211,11 +192,11 @@ static void test_tile(int mode, int bf16, tc_rng *rng, int *passed, int *failed)
     float d[16 * 16];
     for (int i = 0; i < 16 * 32; i++) a[i] = to_bits(bf16, (float)small_int(rng, -3, 3));
     for (int i = 0; i < 32 * 16; i++) b[i] = to_bits(bf16, (float)small_int(rng, -3, 3));
-    uint16_t *d_a = device_copy(a, sizeof a), *d_b = device_copy(b, sizeof b);
-    float *d_d = device_copy(NULL, sizeof d);
+    uint16_t *d_a = tc_device_copy(a, sizeof a), *d_b = tc_device_copy(b, sizeof b);
+    float *d_d = tc_device_copy(NULL, sizeof d);
     TC_CUDA_CHECK(cudaMemset(d_d, 0xFF, sizeof d));
     probe_tile_launch(mode, bf16, d_a, d_b, d_d, 0);
-    fetch(d, d_d, sizeof d);
+    tc_device_fetch(d, d_d, sizeof d);
     int bad = 0;
     char detail[160];
     snprintf(detail, sizeof detail, "%s, exact", what[mode]);
@@ -229,7 +210,7 @@ static void test_tile(int mode, int bf16, tc_rng *rng, int *passed, int *failed)
         }
     char name[64];
     snprintf(name, sizeof name, "%s_%s", names[mode], type_names[bf16]);
-    report(!bad, name, detail, passed, failed);
+    tc_test_report(!bad, name, detail, passed, failed);
     TC_CUDA_CHECK(cudaFree(d_a));
     TC_CUDA_CHECK(cudaFree(d_b));
     TC_CUDA_CHECK(cudaFree(d_d));
@@ -279,10 +260,10 @@ static peak_result run_peak(int bf16, int chains, int blocks, int iters, const t
                     chains,
                     blocks,
                     iters,
-                    device_copy(frag, sizeof frag),
-                    device_copy(c0, sizeof c0),
-                    device_copy(NULL, n_out * sizeof(float)),
-                    (long long *)device_copy(NULL, (size_t)blocks * 2 * sizeof(long long))};
+                    tc_device_copy(frag, sizeof frag),
+                    tc_device_copy(c0, sizeof c0),
+                    tc_device_copy(NULL, n_out * sizeof(float)),
+                    (long long *)tc_device_copy(NULL, (size_t)blocks * 2 * sizeof(long long))};
     cudaStream_t stream;
     TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     peak_launch(&ctx, stream);
@@ -405,8 +386,8 @@ static double cublas_rate(int bf16, int n, const tc_args *a, const tc_device_inf
     c.p.a_layout = c.v.a_layout, c.p.b_layout = c.v.b_layout, c.p.c_layout = c.v.c_layout;
     c.p.lda = n, c.p.ldb = n, c.p.ldc = n; /* A: rows of K; B: columns of K; C: rows of N */
     c.p.alpha = 1.0f, c.p.beta = 0.0f;
-    uint16_t *d_a = device_copy(NULL, nn * 2), *d_b = device_copy(NULL, nn * 2);
-    float *d_c = device_copy(NULL, nn * 4);
+    uint16_t *d_a = tc_device_copy(NULL, nn * 2), *d_b = tc_device_copy(NULL, nn * 2);
+    float *d_c = tc_device_copy(NULL, nn * 4);
     probe_fill_random(bf16, d_a, nn, a->seed, 0);
     probe_fill_random(bf16, d_b, nn, a->seed + 1, 0);
     TC_LAUNCH_CHECK();
@@ -469,7 +450,7 @@ static int mode_test(const tc_args *a, const tc_device_info *dev)
             snprintf(name, sizeof name, "mma_peak_%s_%dchains", type_names[bf16], chains);
             snprintf(detail, sizeof detail, "%d warps x %d mma per chain: every lane's sum exact",
                      blocks * MMA_PEAK_WARPS, TEST_ITERS);
-            report(r.exact, name, detail, &passed, &failed);
+            tc_test_report(r.exact, name, detail, &passed, &failed);
         }
     (void)dev;
     return tc_test_finish(PROGRAM, passed, failed, 0);

@@ -27,26 +27,6 @@ static const char *const type_problem[N_TYPES] = {"FP16 GEMM", "BF16 GEMM"};
 
 static uint16_t to_bits(int bf16, float x) { return bf16 ? tc_f32_to_bf16(x) : tc_f32_to_f16(x); }
 static float from_bits(int bf16, uint16_t b) { return bf16 ? tc_bf16_to_f32(b) : tc_f16_to_f32(b); }
-static void *device_copy(const void *h, size_t bytes)
-{
-    void *d = NULL;
-    TC_CUDA_CHECK(cudaMalloc(&d, bytes));
-    if (h) TC_CUDA_CHECK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
-    return d;
-}
-static void fetch(void *h, const void *d, size_t bytes)
-{
-    TC_LAUNCH_CHECK();
-    TC_CUDA_CHECK(cudaDeviceSynchronize());
-    TC_CUDA_CHECK(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
-}
-static void report(int ok, const char *name, const char *detail, int *passed, int *failed)
-{
-    printf("%s %-44s %s\n", ok ? "PASS" : "FAIL", name, detail);
-    fflush(stdout);
-    *passed += ok;
-    *failed += !ok;
-}
 /* small integers in lo..hi: every product and sum below is exact in f16, bf16 and f32 */
 static void fill_small(int bf16, uint16_t *x, size_t n, int lo, int hi, tc_rng *rng)
 {
@@ -62,12 +42,12 @@ static void test_wgmma(int bf16, int n, int by_tma, int m_valid, int n_valid, in
     float *d = tc_xmalloc((size_t)64 * n * 4);
     fill_small(bf16, a, (size_t)m_valid * k_valid, -3, 3, rng);
     fill_small(bf16, b, (size_t)n_valid * k_valid, -3, 3, rng);
-    uint16_t *d_a = device_copy(a, (size_t)m_valid * k_valid * 2);
-    uint16_t *d_b = device_copy(b, (size_t)n_valid * k_valid * 2);
-    float *d_d = device_copy(NULL, (size_t)64 * n * 4);
+    uint16_t *d_a = tc_device_copy(a, (size_t)m_valid * k_valid * 2);
+    uint16_t *d_b = tc_device_copy(b, (size_t)n_valid * k_valid * 2);
+    float *d_d = tc_device_copy(NULL, (size_t)64 * n * 4);
     TC_CUDA_CHECK(cudaMemset(d_d, 0xFF, (size_t)64 * n * 4)); /* NaN: an unwritten D fails */
     probe_wgmma_launch(bf16, n, by_tma, d_a, d_b, m_valid, n_valid, k_valid, d_d, 0);
-    fetch(d, d_d, (size_t)64 * n * 4);
+    tc_device_fetch(d, d_d, (size_t)64 * n * 4);
     int bad = 0;
     char detail[200];
     snprintf(detail, sizeof detail, "64x%d += %dx%d * %dx%d, %s, exact; zeros outside", n, m_valid,
@@ -91,7 +71,7 @@ static void test_wgmma(int bf16, int n, int by_tma, int m_valid, int n_valid, in
     char name[64];
     snprintf(name, sizeof name, "wgmma_m64n%dk16_%s_%s%s", n, type_names[bf16],
              by_tma ? "tma" : "hand", m_valid < 64 || k_valid < 64 || n_valid < n ? "_edges" : "");
-    report(!bad, name, detail, passed, failed);
+    tc_test_report(!bad, name, detail, passed, failed);
     TC_CUDA_CHECK(cudaFree(d_a));
     TC_CUDA_CHECK(cudaFree(d_b));
     TC_CUDA_CHECK(cudaFree(d_d));
@@ -128,8 +108,8 @@ static peak_result run_peak(int bf16, int warpgroups, int blocks, int iters, con
     fill_small(bf16, a, 64 * 64, -1, 1, rng);
     fill_small(bf16, b, 256 * 64, -1, 1, rng);
     peak_ctx c = {bf16, warpgroups, blocks, iters, NULL, NULL, NULL};
-    c.a = device_copy(a, sizeof a), c.b = device_copy(b, sizeof b);
-    c.out = device_copy(NULL, 2 * 64 * 256 * sizeof(float));
+    c.a = tc_device_copy(a, sizeof a), c.b = tc_device_copy(b, sizeof b);
+    c.out = tc_device_copy(NULL, 2 * 64 * 256 * sizeof(float));
     TC_CUDA_CHECK(cudaMemset(c.out, 0xFF, 2 * 64 * 256 * sizeof(float)));
     if (args) {
         r.t = tc_time_gpu(peak_work, &c, 0, args->warmup, args->reps);
@@ -139,7 +119,7 @@ static peak_result run_peak(int bf16, int warpgroups, int blocks, int iters, con
         peak_work(&c, 0);
     }
     float *out = tc_xmalloc(2 * 64 * 256 * sizeof(float));
-    fetch(out, c.out, 2 * 64 * 256 * sizeof(float));
+    tc_device_fetch(out, c.out, 2 * 64 * 256 * sizeof(float));
     r.exact = 1;
     for (int w = 0; w < 2; w++)
         for (int i = 0; i < 64; i++)
@@ -189,7 +169,7 @@ static int mode_test(const tc_args *a, const tc_device_info *dev)
             char name[64], detail[96];
             snprintf(name, sizeof name, "wgmma_peak_%s_%dwarpgroups", type_names[bf16], w);
             snprintf(detail, sizeof detail, "2 blocks x %d groups of 4 wgmma: D exact", TEST_ITERS);
-            report(r.exact, name, detail, &passed, &failed);
+            tc_test_report(r.exact, name, detail, &passed, &failed);
         }
     (void)dev;
     return tc_test_finish(PROGRAM, passed, failed, 0);

@@ -11,35 +11,10 @@
 #include "check.h"
 #include "convert.h"
 #include "harness.h"
+#include "verify.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static void report(int ok, const char *name, const char *detail, int *passed, int *failed)
-{
-    printf("%s %-44s %s\n", ok ? "PASS" : "FAIL", name, detail);
-    fflush(stdout);
-    *passed += ok;
-    *failed += !ok;
-}
-
-static void *dev_copy(const void *h, size_t bytes)
-{
-    void *d = NULL;
-    TC_CUDA_CHECK(cudaMalloc(&d, bytes));
-    if (h)
-        TC_CUDA_CHECK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
-    else
-        TC_CUDA_CHECK(cudaMemset(d, 0, bytes));
-    return d;
-}
-
-static void fetch(void *h, const void *d, size_t bytes)
-{
-    TC_LAUNCH_CHECK();
-    TC_CUDA_CHECK(cudaDeviceSynchronize());
-    TC_CUDA_CHECK(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
-}
 
 static double lo16(uint32_t w) { return tc_f16_to_f32((uint16_t)(w & 0xFFFF)); }
 static double hi16(uint32_t w) { return tc_f16_to_f32((uint16_t)(w >> 16)); }
@@ -175,7 +150,8 @@ static void probe_sparse(int f16acc, tc_rng *rng, int *passed, int *failed)
         for (int n = 0; n < 8; n++) C[i][n] = small(rng, -8, 8);
     st_sparse_a c0, c1;
     if (st_compress((const double(*)[32])A0, &c0) || st_compress((const double(*)[32])A1, &c1)) {
-        report(0, "probe mma.sp", "internal error: random_24 made a chunk of 3", passed, failed);
+        tc_test_report(0, "probe mma.sp", "internal error: random_24 made a chunk of 3", passed,
+                       failed);
         return;
     }
     uint32_t a0[128], a1[128], b[128], e[32], c[128], d0[128], d1[128];
@@ -191,13 +167,13 @@ static void probe_sparse(int f16acc, tc_rng *rng, int *passed, int *failed)
     }
     pack_acc(f16acc, C, c);
     const size_t nd = f16acc ? 64 : 128;
-    uint32_t *da0 = dev_copy(a0, sizeof a0), *da1 = dev_copy(a1, sizeof a1),
-             *db = dev_copy(b, sizeof b);
-    uint32_t *de = dev_copy(e, sizeof e), *dc = dev_copy(c, nd * 4);
-    uint32_t *dd0 = dev_copy(NULL, nd * 4), *dd1 = dev_copy(NULL, nd * 4);
+    uint32_t *da0 = tc_device_copy(a0, sizeof a0), *da1 = tc_device_copy(a1, sizeof a1),
+             *db = tc_device_copy(b, sizeof b);
+    uint32_t *de = tc_device_copy(e, sizeof e), *dc = tc_device_copy(c, nd * 4);
+    uint32_t *dd0 = tc_device_copy(NULL, nd * 4), *dd1 = tc_device_copy(NULL, nd * 4);
     probe_mma_sp_launch(f16acc, da0, da1, db, de, dc, dd0, dd1, 0);
-    fetch(d0, dd0, nd * 4);
-    fetch(d1, dd1, nd * 4);
+    tc_device_fetch(d0, dd0, nd * 4);
+    tc_device_fetch(d1, dd1, nd * 4);
     unpack_acc(f16acc, d0, D0);
     unpack_acc(f16acc, d1, D1);
     double W0[16][8], W1[16][8];
@@ -208,7 +184,7 @@ static void probe_sparse(int f16acc, tc_rng *rng, int *passed, int *failed)
     char name[64], detail[256];
     snprintf(name, sizeof name, "probe mma.sp m16n8k32 %s", f16acc ? "f16f16" : "f16f32");
     if (ok0 && ok1) {
-        report(1, name, "selector 0 and 1 on one metadata register: exact", passed, failed);
+        tc_test_report(1, name, "selector 0 and 1 on one metadata register: exact", passed, failed);
     } else {
         int n = snprintf(detail, sizeof detail,
                          "selector 0 %s, selector 1 %s; the GPU matches:", ok0 ? "ok" : "WRONG",
@@ -224,7 +200,7 @@ static void probe_sparse(int f16acc, tc_rng *rng, int *passed, int *failed)
         }
         if (!found && n < (int)sizeof detail)
             snprintf(detail + n, sizeof detail - (size_t)n, " none of the known misreadings");
-        report(0, name, detail, passed, failed);
+        tc_test_report(0, name, detail, passed, failed);
         printf("     D0 row 0 got:");
         for (int q = 0; q < 8; q++) printf(" %g", D0[0][q]);
         printf("\n");
@@ -260,10 +236,11 @@ static void probe_dense(int f16acc, tc_rng *rng, int *passed, int *failed)
     }
     pack_acc(f16acc, C, c);
     const size_t nd = f16acc ? 64 : 128;
-    uint32_t *da = dev_copy(a, sizeof a), *db = dev_copy(b, sizeof b), *dc = dev_copy(c, nd * 4);
-    uint32_t *dd = dev_copy(NULL, nd * 4);
+    uint32_t *da = tc_device_copy(a, sizeof a), *db = tc_device_copy(b, sizeof b),
+             *dc = tc_device_copy(c, nd * 4);
+    uint32_t *dd = tc_device_copy(NULL, nd * 4);
     probe_mma_dense_launch(f16acc, da, db, dc, dd, 0);
-    fetch(d, dd, nd * 4);
+    tc_device_fetch(d, dd, nd * 4);
     unpack_acc(f16acc, d, D);
     for (int i = 0; i < 16; i++)
         for (int n = 0; n < 8; n++) {
@@ -273,8 +250,8 @@ static void probe_dense(int f16acc, tc_rng *rng, int *passed, int *failed)
         }
     char name[64];
     snprintf(name, sizeof name, "probe mma.sync m16n8k16 %s", f16acc ? "f16f16" : "f16f32");
-    report(same((const double(*)[8])D, (const double(*)[8])W), name,
-           "exact against the host product", passed, failed);
+    tc_test_report(same((const double(*)[8])D, (const double(*)[8])W), name,
+                   "exact against the host product", passed, failed);
     TC_CUDA_CHECK(cudaFree(da));
     TC_CUDA_CHECK(cudaFree(db));
     TC_CUDA_CHECK(cudaFree(dc));
@@ -292,18 +269,18 @@ static void probe_b(int *passed, int *failed)
     uint16_t *g = (uint16_t *)tc_xmalloc((size_t)NY * NX * 2);
     for (long y = 0; y < NY; y++)
         for (long x = 0; x < NX; x++) g[y * NX + x] = cell_code(y, x);
-    void *dg = dev_copy(g, (size_t)NY * NX * 2);
+    void *dg = tc_device_copy(g, (size_t)NY * NX * 2);
     const size_t n = (size_t)windows * 32 * 4;
     uint32_t *raw = (uint32_t *)tc_xmalloc(n * 4), *sw = (uint32_t *)tc_xmalloc(n * 4);
-    uint32_t *draw = dev_copy(NULL, n * 4), *dsw = dev_copy(NULL, n * 4);
+    uint32_t *draw = tc_device_copy(NULL, n * 4), *dsw = tc_device_copy(NULL, n * 4);
     long bad = 0;
     char first[200] = "";
     for (int blk = 0; blk < 2; blk++) /* block (0, 0): zero fill past the edges; (1, 1): inside */
         for (int wy = 0; wy < WY; wy++)
             for (int wx = 0; wx < WX; wx++) {
                 probe_b_loader_launch(dg, NY, NX, blk, blk, wx, wy, draw, dsw, 0);
-                fetch(raw, draw, n * 4);
-                fetch(sw, dsw, n * 4);
+                tc_device_fetch(raw, draw, n * 4);
+                tc_device_fetch(sw, dsw, n * 4);
                 for (int oo = 0; oo < windows; oo++)
                     for (int lane = 0; lane < 32; lane++)
                         for (int j = 0; j < 4; j++)
@@ -338,7 +315,7 @@ static void probe_b(int *passed, int *failed)
         snprintf(detail, sizeof detail,
                  "ldmatrix.x4 and the strided swap: every half of %d windows x %d warps x 2 blocks",
                  windows, WX * WY);
-    report(!bad, "probe B loader (tile fill, ldmatrix, swap)", detail, passed, failed);
+    tc_test_report(!bad, "probe B loader (tile fill, ldmatrix, swap)", detail, passed, failed);
     TC_CUDA_CHECK(cudaFree(dg));
     TC_CUDA_CHECK(cudaFree(draw));
     TC_CUDA_CHECK(cudaFree(dsw));

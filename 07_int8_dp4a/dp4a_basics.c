@@ -107,29 +107,9 @@ static const edge_case edges[] = {
 enum { N_EDGES = sizeof edges / sizeof edges[0] };
 
 /* ---- small helpers --------------------------------------------------------------------------- */
-static void *device_copy(const void *h, size_t bytes)
-{
-    void *d = NULL;
-    TC_CUDA_CHECK(cudaMalloc(&d, bytes));
-    if (h) TC_CUDA_CHECK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
-    return d;
-}
-static void fetch(void *h, const void *d, size_t bytes)
-{
-    TC_LAUNCH_CHECK();
-    TC_CUDA_CHECK(cudaDeviceSynchronize());
-    TC_CUDA_CHECK(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
-}
-static void report(int ok, const char *name, const char *detail, int *passed, int *failed)
-{
-    printf("%s %-40s %s\n", ok ? "PASS" : "FAIL", name, detail);
-    fflush(stdout);
-    *passed += ok;
-    *failed += !ok;
-}
 static void report_skip(const char *name, const char *why, int *skipped)
 {
-    printf("SKIP %-40s %s\n", name, why);
+    printf("SKIP %-44s %s\n", name, why);
     fflush(stdout);
     (*skipped)++;
 }
@@ -146,11 +126,11 @@ static void run_op(const op_info *o, const uint32_t *a, const uint32_t *b, const
                    uint32_t *got, int n)
 {
     const size_t bytes = (size_t)n * 4;
-    uint32_t *d_a = device_copy(a, bytes), *d_b = device_copy(b, bytes),
-             *d_c = device_copy(c, bytes), *d_d = device_copy(NULL, bytes);
+    uint32_t *d_a = tc_device_copy(a, bytes), *d_b = tc_device_copy(b, bytes),
+             *d_c = tc_device_copy(c, bytes), *d_d = tc_device_copy(NULL, bytes);
     TC_CUDA_CHECK(cudaMemset(d_d, 0xA5, bytes));
     dp_probe_launch(o->op, d_a, d_b, d_c, d_d, n, 0);
-    fetch(got, d_d, bytes);
+    tc_device_fetch(got, d_d, bytes);
     TC_CUDA_CHECK(cudaFree(d_a));
     TC_CUDA_CHECK(cudaFree(d_b));
     TC_CUDA_CHECK(cudaFree(d_c));
@@ -192,7 +172,7 @@ static int test_semantics(uint64_t seed, int *passed, int *failed)
         }
         char name[64];
         snprintf(name, sizeof name, "semantics %s", o->name);
-        report(!bad, name, detail, passed, failed);
+        tc_test_report(!bad, name, detail, passed, failed);
         bad_forms += bad != 0;
     }
     free(a), free(b), free(c), free(got);
@@ -297,11 +277,11 @@ static void test_imma(tc_rng *rng, int *passed, int *failed)
     for (int i = 0; i < 32 * 8; i++) b[i] = (int8_t)small_int(rng, -128, 127);
     a[0] = -128, b[0] = -128, a[1] = 127, b[8] = -128; /* the extremes meet in D(0, 0) */
     for (int i = 0; i < 16 * 8; i++) c[i] = small_int(rng, -1000000, 1000000);
-    int8_t *d_a = device_copy(a, sizeof a), *d_b = device_copy(b, sizeof b);
-    int32_t *d_c = device_copy(c, sizeof c), *d_d = device_copy(NULL, sizeof d);
+    int8_t *d_a = tc_device_copy(a, sizeof a), *d_b = tc_device_copy(b, sizeof b);
+    int32_t *d_c = tc_device_copy(c, sizeof c), *d_d = tc_device_copy(NULL, sizeof d);
     TC_CUDA_CHECK(cudaMemset(d_d, 0x80, sizeof d));
     probe_imma_launch(d_a, d_b, d_c, d_d, 0);
-    fetch(d, d_d, sizeof d);
+    tc_device_fetch(d, d_d, sizeof d);
     int bad = 0;
     char detail[160] = "16x8 D = A B + C exact, full int8 range; registers by the documented map";
     for (int m = 0; m < 16; m++)
@@ -313,7 +293,7 @@ static void test_imma(tc_rng *rng, int *passed, int *failed)
                          n, d[m * 8 + n], s, 4 * (m % 8) + n / 2, 2 * (m / 8) + n % 2,
                          "check the A, B and C maps in imma_ptx.cuh");
         }
-    report(!bad, "mma_m16n8k32_s8", detail, passed, failed);
+    tc_test_report(!bad, "mma_m16n8k32_s8", detail, passed, failed);
     TC_CUDA_CHECK(cudaFree(d_a));
     TC_CUDA_CHECK(cudaFree(d_b));
     TC_CUDA_CHECK(cudaFree(d_c));
@@ -333,11 +313,11 @@ static void test_ldmatrix_b8(int *passed, int *failed)
             for (int j = 0; j < 4; j++)
                 src[row * 16 + 4 * w + j] = (uint8_t)(4 * row + w + 64 * j + 1);
     for (int i = 0; i < 32; i++) slot[i] = (i * 37 + 11) % PROBE_LDM8_SLOTS; /* scattered rows */
-    uint8_t *d_src = device_copy(src, sizeof src);
-    int *d_slot = device_copy(slot, sizeof slot);
-    uint32_t *d_out = device_copy(NULL, sizeof out);
+    uint8_t *d_src = tc_device_copy(src, sizeof src);
+    int *d_slot = tc_device_copy(slot, sizeof slot);
+    uint32_t *d_out = tc_device_copy(NULL, sizeof out);
     probe_ldmatrix_b8_launch(d_src, d_slot, d_out, 0);
-    fetch(out, d_out, sizeof out);
+    tc_device_fetch(out, d_out, sizeof out);
     int bad = 0;
     char detail[200] = "r[j] of lane 4r+c = bytes 4c..4c+3 of row r of tile j (8x16 bytes), "
                        "rows scattered";
@@ -355,7 +335,7 @@ static void test_ldmatrix_b8(int *passed, int *failed)
                          lane, j, got, id / 4, id % 4, want, 8 * j + r, c);
             }
         }
-    report(!bad, "ldmatrix_x4 on int8 rows", detail, passed, failed);
+    tc_test_report(!bad, "ldmatrix_x4 on int8 rows", detail, passed, failed);
     TC_CUDA_CHECK(cudaFree(d_src));
     TC_CUDA_CHECK(cudaFree(d_slot));
     TC_CUDA_CHECK(cudaFree(d_out));
@@ -367,11 +347,11 @@ static void test_imma_tile(int swizzled, tc_rng *rng, int *passed, int *failed)
     int32_t d[16 * 16];
     for (int i = 0; i < 16 * 64; i++) a[i] = (int8_t)small_int(rng, -128, 127);
     for (int i = 0; i < 64 * 16; i++) b[i] = (int8_t)small_int(rng, -128, 127);
-    int8_t *d_a = device_copy(a, sizeof a), *d_b = device_copy(b, sizeof b);
-    int32_t *d_d = device_copy(NULL, sizeof d);
+    int8_t *d_a = tc_device_copy(a, sizeof a), *d_b = tc_device_copy(b, sizeof b);
+    int32_t *d_d = tc_device_copy(NULL, sizeof d);
     TC_CUDA_CHECK(cudaMemset(d_d, 0x80, sizeof d));
     probe_imma_tile_launch(swizzled, d_a, d_b, d_d, 0);
-    fetch(d, d_d, sizeof d);
+    tc_device_fetch(d, d_d, sizeof d);
     int bad = 0;
     char detail[160];
     snprintf(detail, sizeof detail, "16x16x64 via %s K-major int8 tiles, ldmatrix_x4, exact",
@@ -383,7 +363,8 @@ static void test_imma_tile(int swizzled, tc_rng *rng, int *passed, int *failed)
             if (d[m * 16 + n] != s && !bad++)
                 snprintf(detail, sizeof detail, "D(%d,%d) = %d, want %lld", m, n, d[m * 16 + n], s);
         }
-    report(!bad, swizzled ? "imma_tile_swizzled" : "imma_tile_plain", detail, passed, failed);
+    tc_test_report(!bad, swizzled ? "imma_tile_swizzled" : "imma_tile_plain", detail, passed,
+                   failed);
     TC_CUDA_CHECK(cudaFree(d_a));
     TC_CUDA_CHECK(cudaFree(d_b));
     TC_CUDA_CHECK(cudaFree(d_d));
@@ -483,11 +464,11 @@ static peak_result run_peak(peak_kind kind, int chains, int blocks, int iters, c
                     chains,
                     blocks,
                     iters,
-                    device_copy(ha, mma ? sizeof ha : 32 * 4),
-                    device_copy(hb, sizeof hb),
-                    device_copy(NULL, n_out * 4),
-                    device_copy(c0, sizeof c0),
-                    (long long *)device_copy(NULL, (size_t)blocks * 2 * sizeof(long long))};
+                    tc_device_copy(ha, mma ? sizeof ha : 32 * 4),
+                    tc_device_copy(hb, sizeof hb),
+                    tc_device_copy(NULL, n_out * 4),
+                    tc_device_copy(c0, sizeof c0),
+                    (long long *)tc_device_copy(NULL, (size_t)blocks * 2 * sizeof(long long))};
     cudaStream_t stream;
     TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     peak_run(&ctx, stream);
@@ -624,8 +605,8 @@ static double cublas_rate(int n, const tc_args *a, const tc_device_info *dev, FI
     c.p.a_layout = c.v.a_layout, c.p.b_layout = c.v.b_layout, c.p.c_layout = c.v.c_layout;
     c.p.lda = n, c.p.ldb = n, c.p.ldc = n;
     c.p.alpha = 1.0f, c.p.beta = 0.0f;
-    int8_t *d_a = device_copy(NULL, nn), *d_b = device_copy(NULL, nn);
-    int32_t *d_c = device_copy(NULL, nn * 4);
+    int8_t *d_a = tc_device_copy(NULL, nn), *d_b = tc_device_copy(NULL, nn);
+    int32_t *d_c = tc_device_copy(NULL, nn * 4);
     fill_random_i8(d_a, nn, a->seed, 0);
     fill_random_i8(d_b, nn, a->seed + 1, 0);
     TC_LAUNCH_CHECK();
@@ -674,7 +655,7 @@ static int mode_test(const tc_args *a, const tc_device_info *dev)
             peak_result r = run_peak((peak_kind)kind, chains, blocks, TEST_ITERS, NULL, &rng);
             snprintf(detail, sizeof detail, "%d warps x %d instructions per chain: every sum exact",
                      blocks * PEAK_THREADS / 32, TEST_ITERS);
-            report(r.exact, name, detail, &passed, &failed);
+            tc_test_report(r.exact, name, detail, &passed, &failed);
         }
     }
     return tc_test_finish(PROGRAM, passed, failed, skipped);

@@ -522,3 +522,23 @@ void tc_bench_csv_write(FILE *f, const tc_bench_row *r, const tc_device_info *d)
             d->driver_version / 1000, d->driver_version % 1000 / 10, d->runtime_version / 1000,
             d->runtime_version % 1000 / 10, sha && *sha ? sha : "unknown", date);
 }
+
+/* ---- device buffers for the unit tests --------------------------------------------------------
+ */
+void *tc_device_copy(const void *h, size_t bytes)
+{
+    void *d = NULL;
+    TC_CUDA_CHECK(cudaMalloc(&d, bytes));
+    if (h)
+        TC_CUDA_CHECK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
+    else
+        TC_CUDA_CHECK(cudaMemset(d, 0xFF, bytes));
+    return d;
+}
+
+void tc_device_fetch(void *h, const void *d, size_t bytes)
+{
+    TC_LAUNCH_CHECK();
+    TC_CUDA_CHECK(cudaDeviceSynchronize());
+    TC_CUDA_CHECK(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
+}

@@ -139,7 +139,14 @@ void tc_bench_csv_close(FILE *f);
 /* Writes one CSV line, adding the GPU columns from dev, $TC_GIT_SHA and the date. */
 void tc_bench_csv_write(FILE *f, const tc_bench_row *row, const tc_device_info *dev);
 
-/* ---- small utilities ---------------------------------------------------------------------- */
+/* ---- device buffers for the one-warp unit tests (probes) ------------------------------------ */
+/* cudaMalloc(bytes), then the bytes at h copied in, or, with h NULL, every byte set to 0xFF (a NaN
+ * in every float format, -1 in every integer one), so that an element no kernel wrote shows. */
+void *tc_device_copy(const void *h, size_t bytes);
+/* After a launch: checks it, waits for the device, and copies bytes of d back to h. */
+void tc_device_fetch(void *h, const void *d, size_t bytes);
+
+/* ---- small utilities------------------------------------------------------------------- */
 void *tc_xmalloc(size_t bytes); /* exits 1 with a message when the host is out of memory */
 size_t tc_host_memory_bytes(void);
 int tc_cpu_threads(void); /* online CPUs, at least 1 */

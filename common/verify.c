@@ -345,6 +345,14 @@ void tc_test_line_end(int ran, int pass, const tc_check_result *r, const char *w
         (*failed)++;
 }
 
+void tc_test_report(int ok, const char *name, const char *detail, int *passed, int *failed)
+{
+    printf("%s %-44s %s\n", ok ? "PASS" : "FAIL", name, detail);
+    fflush(stdout);
+    *passed += ok;
+    *failed += !ok;
+}
+
 int tc_test_finish(const char *program, int passed, int failed, int skipped)
 {
     printf("%s --test: %d passed, %d failed, %d skipped\n", program, passed, failed, skipped);

@@ -118,6 +118,8 @@ double tc_rel_fro_error(const tc_matrix *C, const tc_sample *s, const double *re
 void tc_test_line_end(int ran, int pass, const tc_check_result *r, const char *why, int *passed,
                       int *failed);
 int tc_test_finish(const char *program, int passed, int failed, int skipped);
+/* A unit test's line, "PASS name detail" or "FAIL name detail", counted in passed or failed. */
+void tc_test_report(int ok, const char *name, const char *detail, int *passed, int *failed);
 /* One line: PASS/FAIL, errors, worst element. */
 void tc_check_print(const tc_check_result *r, FILE *f);
 
