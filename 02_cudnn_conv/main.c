@@ -126,22 +126,8 @@ static const int n_test_shapes = (int)(sizeof test_shapes / sizeof test_shapes[0
 #define FULL_CHECK_LIMIT 2147483648.0
 #define SAMPLE_RANDOM    4096
 
-/* ---- names cuDNN returns ------------------------------------------------------------------------
+/* ---- names cuDNN returns (the algorithm's: tc_cudnn_fwd_algo_name, common/cudnn_loader.h) -----
  */
-static const char *algo_name(cudnnConvolutionFwdAlgo_t a)
-{
-    switch (a) {
-    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "IMPLICIT_GEMM";
-    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "IMPLICIT_PRECOMP_GEMM";
-    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM: return "GEMM";
-    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT: return "DIRECT";
-    case CUDNN_CONVOLUTION_FWD_ALGO_FFT: return "FFT";
-    case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING: return "FFT_TILING";
-    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD: return "WINOGRAD";
-    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return "WINOGRAD_NONFUSED";
-    default: return "?";
-    }
-}
 
 static const char *math_name(cudnnMathType_t m)
 {
@@ -247,7 +233,8 @@ static const char *prepare_legacy(conv_plan *cp)
                                                                cp->yd, cp->algo, &cp->ws_bytes);
     if (st != CUDNN_STATUS_SUCCESS) return "the algorithm does not support this configuration";
     cp->transform = is_transform_algo(cp->algo);
-    snprintf(cp->used, sizeof cp->used, "%s / %s", algo_name(cp->algo), math_name(cp->math_used));
+    snprintf(cp->used, sizeof cp->used, "%s / %s", tc_cudnn_fwd_algo_name(cp->algo),
+             math_name(cp->math_used));
     return NULL;
 }
 

@@ -49,21 +49,6 @@ void st_cudnn_print_version(FILE *f)
                  v % 100, CUDNN_MAJOR, CUDNN_MINOR, CUDNN_PATCHLEVEL);
 }
 
-static const char *algo_name(cudnnConvolutionFwdAlgo_t a)
-{
-    switch (a) {
-    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "IMPLICIT_GEMM";
-    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "IMPLICIT_PRECOMP_GEMM";
-    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM: return "GEMM";
-    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT: return "DIRECT";
-    case CUDNN_CONVOLUTION_FWD_ALGO_FFT: return "FFT";
-    case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING: return "FFT_TILING";
-    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD: return "WINOGRAD";
-    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return "WINOGRAD_NONFUSED";
-    default: return "?";
-    }
-}
-
 st_cudnn *st_cudnn_create(int NY, int NX, int r, const uint16_t *w, const void *x, void *y,
                           char *why, size_t why_size)
 {
@@ -127,7 +112,7 @@ st_cudnn *st_cudnn_create(int NY, int NX, int r, const uint16_t *w, const void *
                    c->algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING ||
                    c->algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD ||
                    c->algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED;
-    snprintf(c->used, sizeof c->used, "%s/%s, ws %.1f MiB", algo_name(c->algo),
+    snprintf(c->used, sizeof c->used, "%s/%s, ws %.1f MiB", tc_cudnn_fwd_algo_name(c->algo),
              perf[chosen].mathType == CUDNN_TENSOR_OP_MATH ? "TENSOR_OP"
              : perf[chosen].mathType == CUDNN_FMA_MATH     ? "FMA"
                                                            : "DEFAULT",

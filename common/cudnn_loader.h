@@ -20,6 +20,8 @@ extern "C" {
 
 /* Loads cuDNN (once). Returns 0, or -1 with a one-line reason in why. */
 int tc_cudnn_load(char *why, size_t why_size);
+/* "IMPLICIT_GEMM", "WINOGRAD", ...: the name of a forward convolution algorithm, for tables. */
+const char *tc_cudnn_fwd_algo_name(cudnnConvolutionFwdAlgo_t a);
 /* Loads cuDNN or exits 77 with "SKIP: <program>: <reason>"; prints the version to info. */
 void tc_cudnn_require(const char *program, FILE *info);
 
