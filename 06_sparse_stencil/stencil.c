@@ -696,6 +696,27 @@ static int run_timed(const tc_args *a, const tc_device_info *dev, int first, int
         row.baseline = "copy_bound", row.pct_of_baseline = 100.0, row.verified = -1;
         tc_bench_csv_write(csv, &row, dev);
     }
+    /* --bench: the rates of the two tensor-core instructions, and from them what each shape's
+     * tensor-core rungs could reach if nothing but the tensor cores limited them */
+    st_rates rates;
+    memset(&rates, 0, sizeof rates);
+    if (csv) {
+        st_rates_measure(out, dev, a->warmup, a->reps, &rates);
+        failed += !rates.exact;
+        for (int sparse = 0; sparse <= 1; sparse++) {
+            const st_rate *q = sparse ? &rates.sparse : &rates.dense;
+            tc_bench_row row;
+            memset(&row, 0, sizeof row);
+            row.chapter = PROGRAM, row.problem = "tensor-core rate", row.precision = "f16f32";
+            row.variant = sparse ? "mma_sp_k32_rate" : "mma_k16_rate";
+            snprintf(row.size, sizeof row.size, "%dchains_%dwarps", q->chains, q->warps_per_sm);
+            row.ms_median = q->t.ms_median, row.ms_min = q->t.ms_min;
+            row.rate = q->tflops, row.unit = "TFLOP/s", row.baseline = "mma_k16_rate";
+            row.pct_of_baseline = rates.dense.tflops > 0 ? 100 * q->tflops / rates.dense.tflops : 0;
+            row.verified = rates.exact;
+            tc_bench_csv_write(csv, &row, dev);
+        }
+    }
     for (int si = first; si <= last; si++) {
         const st_shape *sh = &shapes[si];
         st_problem p;
@@ -704,6 +725,12 @@ static int run_timed(const tc_args *a, const tc_device_info *dev, int first, int
         int n_cache = 0;
         fprintf(out, "\n%s (radius %d, %d taps) on %ldx%ld, %d steps\n", sh->name, sh->r,
                 shape_taps(sh), NY, NX, T);
+        if (rates.dense.tflops > 0) /* 2 (2r + 1) m16n8k16 = 2r + 1 m16n8k32 per 128 points */
+            fprintf(out,
+                    "tensor-core bound: %.1f GStencil/s dense, %.1f sparse (%d flop per point at "
+                    "the rates above)\n",
+                    rates.dense.tflops * 1e3 / (64.0 * (2 * sh->r + 1)),
+                    rates.sparse.tflops * 1e3 / (64.0 * (2 * sh->r + 1)), 64 * (2 * sh->r + 1));
         print_header(out);
         st_result res[N_VARIANTS];
         for (int i = 0; i < N_VARIANTS; i++) {

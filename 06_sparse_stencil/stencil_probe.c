@@ -322,6 +322,168 @@ static void probe_b(int *passed, int *failed)
     free(g), free(raw), free(sw);
 }
 
+/* ---- the tensor-core rates (probe_rate) --------------------------------------------------------
+ * One instruction's registers and the exact product A B they stand for: sparse, a random 2:4
+ * 16 x 32 A (compressed; selector 0) times a 32 x 8 B; dense, a 16 x 16 A times a 16 x 8 B.
+ * Entries of A in -3..3 and of B in -1..1 keep |A B| <= 48, so the sums of 8 chains of 4096
+ * steps stay below 2^24, where f32 is exact. */
+enum { RATE_ITERS = 4096, RATE_TEST_ITERS = 64, RATE_FRAG = 9 };
+static const int rate_chains[] = {2, 4, 8};
+static const int rate_blocks_per_sm[] = {1, 2, 4, 8};
+enum { N_RATE_CHAINS = 3, N_RATE_OCC = 4 };
+
+static void rate_fragments(int sparse, tc_rng *rng, uint32_t *frag, float *c0, double AB[16][8])
+{
+    double A[16][32], B[32][8];
+    memset(A, 0, sizeof A);
+    const int k = sparse ? 32 : 16;
+    if (sparse)
+        random_24(rng, A);
+    else
+        for (int i = 0; i < 16; i++)
+            for (int q = 0; q < 16; q++) A[i][q] = small(rng, -3, 3);
+    for (int q = 0; q < 32; q++)
+        for (int n = 0; n < 8; n++) B[q][n] = q < k ? small(rng, -1, 1) : 0;
+    st_sparse_a comp;
+    if (sparse && st_compress((const double(*)[32])A, &comp)) abort(); /* random_24 is 2:4 */
+    memset(frag, 0, sizeof(uint32_t) * 32 * RATE_FRAG);
+    for (int lane = 0; lane < 32; lane++) {
+        uint32_t *f = frag + lane * RATE_FRAG, w8[8];
+        if (sparse) {
+            st_sparse_a_words(&comp, lane, f);
+            f[8] = st_meta_word(&comp, NULL, lane);
+        } else {
+            st_dense_a_words((const double(*)[32])A, lane, w8);
+            memcpy(f, w8, 4 * sizeof(uint32_t));
+        }
+        for (int j = 0; j < (sparse ? 4 : 2); j++) {
+            const int n = st_frag_b_n(lane);
+            f[4 + j] = st_pack_f16x2(B[st_frag_b_k(lane, j, 0)][n], B[st_frag_b_k(lane, j, 1)][n]);
+        }
+        for (int j = 0; j < 4; j++) c0[lane * 4 + j] = (float)small(rng, -8, 8);
+    }
+    for (int i = 0; i < 16; i++)
+        for (int n = 0; n < 8; n++) {
+            double s = 0;
+            for (int q = 0; q < 32; q++) s += A[i][q] * B[q][n];
+            AB[i][n] = s;
+        }
+}
+
+typedef struct {
+    int sparse, chains, blocks, iters;
+    uint32_t *d_frag;
+    float *d_c0, *d_out;
+} rate_ctx;
+
+static void rate_launch(void *ctx, cudaStream_t stream)
+{
+    const rate_ctx *p = (const rate_ctx *)ctx;
+    probe_rate_launch(p->sparse, p->chains, p->blocks, p->iters, p->d_frag, p->d_c0, p->d_out,
+                      stream);
+    TC_LAUNCH_CHECK();
+}
+
+/* One configuration: run once and check every lane of every warp exactly; reps > 0: then time
+ * it. Returns whether the sums were exact; *tflops and *t get the rate. */
+static int run_rate(int sparse, int chains, int blocks, int iters, int warmup, int reps,
+                    tc_rng *rng, double *tflops, tc_timing *t)
+{
+    uint32_t frag[32 * RATE_FRAG];
+    float c0[32 * 4];
+    double AB[16][8];
+    rate_fragments(sparse, rng, frag, c0, AB);
+    const size_t warps = (size_t)blocks * ST_RATE_WARPS, n_out = warps * 32 * 4;
+    rate_ctx ctx = {sparse,
+                    chains,
+                    blocks,
+                    iters,
+                    tc_device_copy(frag, sizeof frag),
+                    tc_device_copy(c0, sizeof c0),
+                    tc_device_copy(NULL, n_out * sizeof(float))};
+    cudaStream_t stream;
+    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    rate_launch(&ctx, stream);
+    TC_CUDA_CHECK(cudaStreamSynchronize(stream));
+    float *out = (float *)tc_xmalloc(n_out * sizeof(float));
+    tc_device_fetch(out, ctx.d_out, n_out * sizeof(float));
+    int exact = 1;
+    for (int lane = 0; lane < 32; lane++)
+        for (int j = 0; j < 4; j++) {
+            const int i = st_frag_c_row(lane, j), n = st_frag_c_col(lane, j);
+            double want = 0;
+            for (int c = 0; c < chains; c++) want += c0[lane * 4 + j] + c + (double)iters * AB[i][n];
+            for (size_t w = 0; w < warps; w++) exact &= out[(w * 32 + lane) * 4 + j] == want;
+        }
+    free(out);
+    if (reps > 0) {
+        *t = tc_time_gpu(rate_launch, &ctx, stream, warmup, reps);
+        const double flop = 2.0 * 16 * 8 * (sparse ? 32 : 16) * (double)warps * chains * iters;
+        *tflops = flop / (t->ms_median * 1e-3) / 1e12;
+    }
+    TC_CUDA_CHECK(cudaStreamDestroy(stream));
+    TC_CUDA_CHECK(cudaFree(ctx.d_frag));
+    TC_CUDA_CHECK(cudaFree(ctx.d_c0));
+    TC_CUDA_CHECK(cudaFree(ctx.d_out));
+    return exact;
+}
+
+/* --test: every chain count of both kernels once, short and untimed: the sums must be exact */
+static void probe_rate_kernels(tc_rng *rng, int *passed, int *failed)
+{
+    for (int sparse = 0; sparse <= 1; sparse++) {
+        int ok = 1;
+        for (int ci = 0; ci < N_RATE_CHAINS; ci++)
+            ok &= run_rate(sparse, rate_chains[ci], 3, RATE_TEST_ITERS, 0, 0, rng, NULL, NULL);
+        tc_test_report(ok, sparse ? "probe rate kernel mma.sp m16n8k32" :
+                                    "probe rate kernel mma.sync m16n8k16",
+                       "2, 4 and 8 chains: every mma counted, exact", passed, failed);
+    }
+}
+
+void st_rates_measure(FILE *info, const tc_device_info *dev, int warmup, int reps, st_rates *r)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, 2025);
+    memset(r, 0, sizeof *r);
+    r->exact = 1;
+    for (int sparse = 0; sparse <= 1; sparse++) {
+        st_rate *best = sparse ? &r->sparse : &r->dense;
+        fprintf(info,
+                "\n%s throughput, f16 in, f32 accumulators, TFLOP/s of the dense product it "
+                "stands for (%d flop; median of %d; %d per chain; checked exactly)\n",
+                sparse ? "mma.sp m16n8k32" : "mma.sync m16n8k16", sparse ? 8192 : 4096, reps,
+                RATE_ITERS);
+        fprintf(info, "  %-18s", "chains \\ warps/SM");
+        for (int o = 0; o < N_RATE_OCC; o++)
+            fprintf(info, " %8d", rate_blocks_per_sm[o] * ST_RATE_WARPS);
+        fprintf(info, "\n");
+        for (int ci = 0; ci < N_RATE_CHAINS; ci++) {
+            fprintf(info, "  %-18d", rate_chains[ci]);
+            for (int o = 0; o < N_RATE_OCC; o++) {
+                double tflops = 0;
+                tc_timing t;
+                memset(&t, 0, sizeof t);
+                const int ok = run_rate(sparse, rate_chains[ci], dev->sms * rate_blocks_per_sm[o],
+                                        RATE_ITERS, warmup, reps, &rng, &tflops, &t);
+                r->exact &= ok;
+                fprintf(info, " %8.1f%s", tflops, ok ? "" : "!");
+                if (ok && tflops > best->tflops) {
+                    best->tflops = tflops, best->t = t, best->chains = rate_chains[ci];
+                    best->warps_per_sm = rate_blocks_per_sm[o] * ST_RATE_WARPS;
+                }
+            }
+            fprintf(info, "\n");
+        }
+    }
+    fprintf(info,
+            "  best: dense %.1f, sparse %.1f TFLOP/s: the sparse core covers a k-column %.2fx as "
+            "fast%s\n",
+            r->dense.tflops, r->sparse.tflops,
+            r->dense.tflops > 0 ? r->sparse.tflops / r->dense.tflops : 0,
+            r->exact ? "" : " (! = a run gave wrong sums: not counted)");
+}
+
 void st_probes_run(int *passed, int *failed)
 {
     tc_rng rng;
@@ -331,4 +493,5 @@ void st_probes_run(int *passed, int *failed)
     probe_sparse(0, &rng, passed, failed);
     probe_sparse(1, &rng, passed, failed);
     probe_b(passed, failed);
+    probe_rate_kernels(&rng, passed, failed);
 }

@@ -14,6 +14,10 @@
  *     probe_b_loader    the kernel's own shared tile fill and B loader (ldmatrix.x4 and the swap):
  *                       every cell holds a code of its (y, x), so a wrong register names the cell
  *                       it came from
+ *   and one throughput kernel, probe_rate: how fast the tensor cores run the two instructions the
+ *   stencils are built on, dense mma.sync m16n8k16 and sparse mma.sp m16n8k32 (f32 accumulators),
+ *   so the README's claim "sparse k32 covers K faster than dense k16" is measured on the GPU at
+ *   hand, not taken on trust (stencil.c --bench prints it and turns it into GStencil/s bounds).
  * Minimum: sm_80. */
 #include "stencil_kernels.h"
 
@@ -113,4 +117,71 @@ extern "C" void probe_b_loader_launch(const void *grid, int NY, int ld, int bx, 
     /* one block, standing in for block (bx, by) of a stencil launch */
     probe_b_loader<<<1, probe_tile_t::THREADS, 0, stream>>>((const __half *)grid, NY, ld, bx, by,
                                                             wx, wy, raw, swapped);
+}
+
+/* ---- the tensor-core rates ----------------------------------------------------------------------
+ * Every warp runs CHAINS independent accumulator chains of one instruction on the same registers:
+ * chain c depends only on its own previous mma, so up to CHAINS are in flight per warp, and the
+ * sweep over chains and warps per SM (stencil_probe.c) finds the throughput. The chains start
+ * from different values (c0 + c), the asm is volatile, and every chain's sum reaches memory, so
+ * the host checks that all iters * CHAINS mmas ran: out = sum_c (c0 + c) + CHAINS iters (A B),
+ * exactly (small integers). frag: 9 words per lane: A (4), B (4; the dense k16 uses 2), e. */
+template <bool SPARSE, int CHAINS>
+__global__ void __launch_bounds__(32 * ST_RATE_WARPS)
+    probe_rate(const uint32_t *frag, const float *c0, int iters, float *out)
+{
+    const int lane = threadIdx.x % 32;
+    const uint32_t *f = frag + lane * 9;
+    const uint32_t a[4] = {f[0], f[1], f[2], f[3]};
+    const uint32_t b[4] = {f[4], f[5], f[6], f[7]}, b2[2] = {f[4], f[5]};
+    const uint32_t e = f[8];
+    float acc[CHAINS][4];
+#pragma unroll
+    for (int c = 0; c < CHAINS; c++)
+#pragma unroll
+        for (int i = 0; i < 4; i++) acc[c][i] = c0[lane * 4 + i] + (float)c;
+#pragma unroll 4
+    for (int it = 0; it < iters; it++)
+#pragma unroll
+        for (int c = 0; c < CHAINS; c++) {
+            if (SPARSE)
+                mma_sp_m16n8k32_f16f32<0>(acc[c], a, b, e);
+            else
+                mma_m16n8k16_f16f32(acc[c], a, b2);
+        }
+    const size_t warp = (size_t)blockIdx.x * ST_RATE_WARPS + threadIdx.x / 32;
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        float s = 0.0f;
+#pragma unroll
+        for (int c = 0; c < CHAINS; c++) s += acc[c][i];
+        out[(warp * 32 + lane) * 4 + i] = s;
+    }
+}
+
+template <bool SPARSE>
+static void launch_rate(int chains, int blocks, int iters, const uint32_t *frag, const float *c0,
+                        float *out, cudaStream_t stream)
+{
+    const dim3 grid((unsigned)blocks), block(32 * ST_RATE_WARPS);
+    switch (chains) {
+    case 2: probe_rate<SPARSE, 2><<<grid, block, 0, stream>>>(frag, c0, iters, out); break;
+    case 4: probe_rate<SPARSE, 4><<<grid, block, 0, stream>>>(frag, c0, iters, out); break;
+    default: probe_rate<SPARSE, 8><<<grid, block, 0, stream>>>(frag, c0, iters, out); break;
+    }
+}
+
+extern "C" int probe_rate_chains_supported(int chains)
+{
+    return chains == 2 || chains == 4 || chains == 8;
+}
+
+extern "C" void probe_rate_launch(int sparse, int chains, int blocks, int iters,
+                                  const uint32_t *frag, const float *c0, float *out,
+                                  cudaStream_t stream)
+{
+    if (sparse)
+        launch_rate<true>(chains, blocks, iters, frag, c0, out, stream);
+    else
+        launch_rate<false>(chains, blocks, iters, frag, c0, out, stream);
 }

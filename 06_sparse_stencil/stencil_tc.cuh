@@ -93,8 +93,11 @@ static __device__ __forceinline__ void tc_load_b_swapped(uint32_t (&b)[4], uint3
 }
 
 /* One tensor-core step: out = stencil(in) on the interior cells of the block's tile. */
+#ifndef ST_TC_MIN_BLOCKS
+#define ST_TC_MIN_BLOCKS 1
+#endif
 template <class T, bool SPARSE, bool F16ACC>
-__global__ void __launch_bounds__(T::THREADS)
+__global__ void __launch_bounds__(T::THREADS, ST_TC_MIN_BLOCKS)
     stencil_tc_kernel(const __half *__restrict__ in, __half *__restrict__ out, int NY, int NX,
                       int ld, const uint32_t *__restrict__ a_words,
                       const uint32_t *__restrict__ meta)
