@@ -154,7 +154,7 @@ static inline ST_HD int st_swap_col(int p) { return (p & 1) ? (p ^ 16) : p; }
 /* The B fragment after the swap, from the dense fragment r that ldmatrix.x4 delivers (header). */
 static inline ST_HD void st_swap_b(const uint32_t r[4], uint32_t b[4])
 {
-#if defined(__CUDA_ARCH__) && !defined(ST_SWAP_LOP3)
+#if defined(__CUDA_ARCH__)
     /* one PRMT each: bytes 0, 1 of the first word, bytes 2, 3 of the second (selector 7 6 1 0) */
     b[0] = __byte_perm(r[0], r[2], 0x7610);
     b[1] = __byte_perm(r[1], r[3], 0x7610);

@@ -41,10 +41,22 @@
 #include "stencil_tc.cuh"
 
 /* Per radius: rows per warp tile S (register budget: A takes 4 (sparse) or 8 (dense) registers
- * per dy, the accumulators 4 S), warps per block WX x WY. */
+ * per dy, the accumulators 4 S), warps per block WX x WY; and per kernel the minimum of resident
+ * blocks per SM that ptxas is told to fit (__launch_bounds__; 0: none, ptxas chooses). Measured
+ * on the H200 at 10240^2 (README "Registers and occupancy"): with no minimum every kernel but one
+ * kind is fastest; dense_f16 at r = 2 and 3 gains 10% and 6% from 4 and 3 blocks (70 -> 64 and
+ * 80 registers); gains under 3% were not taken. */
 template <int R> struct tc_cfg {
     static constexpr int S = R <= 3 ? 8 : 4;
     typedef tc_tile<R, S, 4, 2> tile;
+    static constexpr int min_blocks(bool sparse, bool f16acc)
+    {
+        return !sparse && f16acc && R == 2 ? 4 : !sparse && f16acc && R == 3 ? 3 : 0;
+    }
+};
+template <int R, bool SPARSE, bool F16ACC> struct tc_kernel {
+    typedef typename tc_cfg<R>::tile T;
+    static constexpr auto fn = stencil_tc_kernel<T, SPARSE, F16ACC, tc_cfg<R>::min_blocks(SPARSE, F16ACC)>;
 };
 
 template <int R, bool SPARSE, bool F16ACC>
@@ -53,7 +65,7 @@ static void launch_r(const void *in, void *out, int NY, int NX, int ld, const ui
 {
     typedef typename tc_cfg<R>::tile T;
     const dim3 grid((unsigned)((NX + T::BX - 1) / T::BX), (unsigned)((NY + T::BY - 1) / T::BY));
-    stencil_tc_kernel<T, SPARSE, F16ACC><<<grid, T::THREADS, 0, stream>>>(
+    tc_kernel<R, SPARSE, F16ACC>::fn<<<grid, T::THREADS, 0, stream>>>(
         (const __half *)in, (__half *)out, NY, NX, ld, a_words, meta);
 }
 
@@ -85,17 +97,16 @@ extern "C" int stencil_tc_launch(int sparse, int f16acc, int r, const void *in, 
 
 template <int R> static int regs_r(int sparse, int f16acc)
 {
-    typedef typename tc_cfg<R>::tile T;
     cudaFuncAttributes fa;
     cudaError_t err;
     if (sparse && f16acc)
-        err = cudaFuncGetAttributes(&fa, stencil_tc_kernel<T, true, true>);
+        err = cudaFuncGetAttributes(&fa, tc_kernel<R, true, true>::fn);
     else if (sparse)
-        err = cudaFuncGetAttributes(&fa, stencil_tc_kernel<T, true, false>);
+        err = cudaFuncGetAttributes(&fa, tc_kernel<R, true, false>::fn);
     else if (f16acc)
-        err = cudaFuncGetAttributes(&fa, stencil_tc_kernel<T, false, true>);
+        err = cudaFuncGetAttributes(&fa, tc_kernel<R, false, true>::fn);
     else
-        err = cudaFuncGetAttributes(&fa, stencil_tc_kernel<T, false, false>);
+        err = cudaFuncGetAttributes(&fa, tc_kernel<R, false, false>::fn);
     return err == cudaSuccess ? fa.numRegs : -1;
 }
 

@@ -92,12 +92,11 @@ static __device__ __forceinline__ void tc_load_b_swapped(uint32_t (&b)[4], uint3
     st_swap_b(r, b);
 }
 
-/* One tensor-core step: out = stencil(in) on the interior cells of the block's tile. */
-#ifndef ST_TC_MIN_BLOCKS
-#define ST_TC_MIN_BLOCKS 1
-#endif
-template <class T, bool SPARSE, bool F16ACC>
-__global__ void __launch_bounds__(T::THREADS, ST_TC_MIN_BLOCKS)
+/* One tensor-core step: out = stencil(in) on the interior cells of the block's tile.
+ * MIN_BLOCKS: the __launch_bounds__ minimum of resident blocks per SM (0: none), i.e. the
+ * register budget ptxas must meet (stencil_tc.cu's tc_cfg chooses it per kernel). */
+template <class T, bool SPARSE, bool F16ACC, int MIN_BLOCKS>
+__global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS)
     stencil_tc_kernel(const __half *__restrict__ in, __half *__restrict__ out, int NY, int NX,
                       int ld, const uint32_t *__restrict__ a_words,
                       const uint32_t *__restrict__ meta)
