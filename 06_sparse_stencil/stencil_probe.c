@@ -412,7 +412,8 @@ static int run_rate(int sparse, int chains, int blocks, int iters, int warmup, i
         for (int j = 0; j < 4; j++) {
             const int i = st_frag_c_row(lane, j), n = st_frag_c_col(lane, j);
             double want = 0;
-            for (int c = 0; c < chains; c++) want += c0[lane * 4 + j] + c + (double)iters * AB[i][n];
+            for (int c = 0; c < chains; c++)
+                want += c0[lane * 4 + j] + c + (double)iters * AB[i][n];
             for (size_t w = 0; w < warps; w++) exact &= out[(w * 32 + lane) * 4 + j] == want;
         }
     free(out);
@@ -435,8 +436,9 @@ static void probe_rate_kernels(tc_rng *rng, int *passed, int *failed)
         int ok = 1;
         for (int ci = 0; ci < N_RATE_CHAINS; ci++)
             ok &= run_rate(sparse, rate_chains[ci], 3, RATE_TEST_ITERS, 0, 0, rng, NULL, NULL);
-        tc_test_report(ok, sparse ? "probe rate kernel mma.sp m16n8k32" :
-                                    "probe rate kernel mma.sync m16n8k16",
+        tc_test_report(ok,
+                       sparse ? "probe rate kernel mma.sp m16n8k32"
+                              : "probe rate kernel mma.sync m16n8k16",
                        "2, 4 and 8 chains: every mma counted, exact", passed, failed);
     }
 }

@@ -56,7 +56,8 @@ template <int R> struct tc_cfg {
 };
 template <int R, bool SPARSE, bool F16ACC> struct tc_kernel {
     typedef typename tc_cfg<R>::tile T;
-    static constexpr auto fn = stencil_tc_kernel<T, SPARSE, F16ACC, tc_cfg<R>::min_blocks(SPARSE, F16ACC)>;
+    static constexpr auto fn =
+        stencil_tc_kernel<T, SPARSE, F16ACC, tc_cfg<R>::min_blocks(SPARSE, F16ACC)>;
 };
 
 template <int R, bool SPARSE, bool F16ACC>
