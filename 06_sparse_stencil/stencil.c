@@ -27,7 +27,8 @@
  *   build/bin/06_sparse_stencil                           # sparse_f32 (and cuDNN) on Box-2D49P
  *   build/bin/06_sparse_stencil --variant all --shape all --grid 4096x4096 --steps 20
  *   build/bin/06_sparse_stencil --test                    # probes, every variant and shape
- *   build/bin/06_sparse_stencil --bench                   # 10240x10240, 10 steps: CSV rows
+ *   build/bin/06_sparse_stencil --bench                   # tensor-core rates, then 10240x10240,
+ *                                                         # 10 steps, every rung and shape: CSV
  *   build/bin/06_sparse_stencil --list                    # the variant and shape tables */
 #define _POSIX_C_SOURCE 200809L
 #include "stencil_bands.h"

@@ -95,8 +95,8 @@
  *   b[0] = lo(r[0]) | hi(r[2])   b[2] = lo(r[2]) | hi(r[0])
  *   b[1] = lo(r[1]) | hi(r[3])   b[3] = lo(r[3]) | hi(r[1])
  *
- * four half-word merges per fragment (the sm_90 SASS has 8 LOP3 for them, a mask and a merge
- * each), no extra memory traffic: the swap of B's rows is a
+ * four half-word merges per fragment (on the GPU one __byte_perm each: 4 PRMT in the sm_90
+ * SASS), no extra memory traffic: the swap of B's rows is a
  * choice of which loaded halves go where. (No permutation can keep ldmatrix's contiguous rows:
  * four consecutive columns are always 4 consecutive k, and a band covers 3 of them.) */
 #ifndef STENCIL_BANDS_H

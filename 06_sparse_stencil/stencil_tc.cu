@@ -10,8 +10,8 @@
  *   leaves at most 2 non-zeros in every group of 4 columns, which is the pattern the sparse tensor
  *   core skips: mma.sp multiplies only the kept half. The matching permutation of the window's
  *   rows costs no memory traffic: the kernel loads the dense fragment with ldmatrix as before and
- *   moves halves between registers (four half-word merges per fragment; in the sm_90 SASS each
- *   is a mask and a merge, 8 LOP3 per fragment, no memory traffic).
+ *   moves halves between registers (four half-word merges per fragment, one PRMT each in the sm_90
+ *   SASS, no memory traffic).
  *
  * Data layout
  *   Grids: f16, row-major, pitch ld (a multiple of 8 halves: every row is 16-byte aligned).
@@ -26,9 +26,10 @@
  *   v2 sparse  (rung d) the swapped, compressed A_dy: one mma.sp::ordered_metadata m16n8k32 per
  *              stencil row, the same ldmatrix.x4 plus the swap in registers; one metadata
  *              register serves two stencil rows (sparsity selector 0 and 1). 2r + 1 mma.sp per
- *              tile: half the tensor-core instructions of v1, built around k32 on the premise
- *              (from the issue, not re-measured here) that the sparse m16n8k16 is no faster than
- *              the dense one on an H200; the whole-kernel speed-ups measured are in README.md.
+ *              tile: half the tensor-core instructions of v1. k32 because on an H200 the sparse
+ *              m16n8k16 is no faster than the dense one (the premise the chapter was specified
+ *              on); the k32 rate, 1.50x the dense k16 per k-column, is measured by --bench
+ *              (stencil_probe.cu's probe_rate), the whole-kernel speed-ups are in README.md.
  *   F16ACC     f16 accumulators (.f16.f16.f16.f16): the same instructions with half the
  *              accumulator registers; the error per step grows (stencil.c --test prints it).
  *   Both reuse each B fragment for every (tile s, row dy) with s + dy = o: a warp's S tiles take

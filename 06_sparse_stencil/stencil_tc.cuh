@@ -81,7 +81,7 @@ static __device__ __forceinline__ void tc_load_b(uint32_t (&r)[4], uint32_t smem
 }
 
 /* The same, swapped for the sparse kernels: b[j] holds (B_o[p][g], B_o[p+1][g]) at the swapped
- * positions p = 2t + 8j (st_swap_col), by four half-word merges of the dense fragment (8 LOP3
+ * positions p = 2t + 8j (st_swap_col), by four half-word merges of the dense fragment (4 PRMT
  * in the sm_90 SASS). */
 template <class T>
 static __device__ __forceinline__ void tc_load_b_swapped(uint32_t (&b)[4], uint32_t smem_base,
