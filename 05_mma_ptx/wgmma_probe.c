@@ -239,46 +239,28 @@ static void print_list(void)
         PEAK_MAX_WARPGROUPS, PEAK_ITERS);
 }
 
+/* default mode: the unit tests first (the benchmark follows) */
+static int default_tests(const tc_args *a, const tc_device_info *dev)
+{
+    int passed = 0, failed = 0;
+    printf("Unit tests (one warpgroup each, exact against the CPU):\n");
+    run_unit_tests(a, &passed, &failed);
+    (void)dev;
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
-    tc_cli_spec spec = {
-        PROGRAM,    "wgmma/TMA unit tests and the wgmma throughput ceiling (sm_90a)",
-        type_names, N_TYPES,
-        0,          20,
-        5,          NULL,
-        0};
-    tc_args a;
-    tc_parse_args(argc, argv, &spec, &a);
-    if (a.mode == TC_MODE_LIST) {
-        print_list();
-        return TC_EXIT_PASS;
-    }
-    FILE *info = a.mode == TC_MODE_BENCH && !a.csv_path ? stderr : stdout;
-    tc_device_info dev;
-    tc_device_open(&dev, 90, PROGRAM);
-    if (dev.cc != 90)
-        tc_skip(PROGRAM, "wgmma and TMA code is built for sm_90a only; %s is sm_%d", dev.name,
-                dev.cc);
-    fprintf(info, "%s - %s\n", PROGRAM, spec.summary);
-    tc_device_print(&dev, info);
-    fprintf(info, "\n");
-    fflush(info);
-
-    int rc;
-    if (a.mode == TC_MODE_TEST) {
-        rc = mode_test(&a, &dev);
-    } else if (a.mode == TC_MODE_BENCH) {
-        FILE *csv = tc_bench_csv_open(a.csv_path);
-        if (!csv) return TC_EXIT_USAGE;
-        rc = mode_measure(&a, &dev, info, csv);
-        tc_bench_csv_close(csv);
-    } else {
-        int passed = 0, failed = 0;
-        printf("Unit tests (one warpgroup each, exact against the CPU):\n");
-        run_unit_tests(&a, &passed, &failed);
-        rc = mode_measure(&a, &dev, info, NULL);
-        if (failed) rc = TC_EXIT_WRONG;
-    }
-    tc_timing_release();
-    return rc;
+    static const tc_probe_program program = {
+        {PROGRAM, "wgmma/TMA unit tests and the wgmma throughput ceiling (sm_90a)", type_names,
+         N_TYPES, 0 /* no --size */, 20, 5, NULL, 0},
+        90,
+        90,
+        "wgmma and TMA code is built for sm_90a only",
+        print_list,
+        NULL,
+        mode_test,
+        mode_measure,
+        default_tests};
+    return tc_probe_main(argc, argv, &program);
 }

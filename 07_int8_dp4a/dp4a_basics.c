@@ -755,54 +755,35 @@ static void print_list(void)
            CUBLAS_N);
 }
 
+/* default mode: the lesson and the checks first (the benchmark follows) */
+static int default_tests(const tc_args *a, const tc_device_info *dev)
+{
+    const int bad = print_lesson();
+    int passed = 0, failed = 0, skipped = 0;
+    printf("Bit-exact checks of every form (edge and random words):\n");
+    test_semantics(a->seed, &passed, &failed);
+    if (wanted(a, PEAK_MMA_S8)) {
+        printf("\nUnit tests of the int8 tensor-core path (one warp each, exact against the "
+               "CPU):\n");
+        run_imma_tests(a, dev, &passed, &failed, &skipped);
+    }
+    return failed + bad;
+}
+
 int main(int argc, char **argv)
 {
-    tc_cli_spec spec = {PROGRAM,
-                        "dp4a/dp2a semantics, int8 mma.sync unit tests, and the dp4a, dp2a and "
-                        "int8 mma.sync throughput ceilings",
-                        kind_names,
-                        PEAK_N_KINDS,
-                        0, /* no --size */
-                        20,
-                        5,
-                        NULL,
-                        0};
-    tc_args a;
-    tc_parse_args(argc, argv, &spec, &a);
-    if (a.mode == TC_MODE_LIST) {
-        print_list();
-        return TC_EXIT_PASS;
-    }
-    FILE *info = a.mode == TC_MODE_BENCH && !a.csv_path ? stderr : stdout;
-    tc_device_info dev;
-    tc_device_open(&dev, MIN_CC, PROGRAM);
-    fprintf(info, "%s - %s\n", PROGRAM, spec.summary);
-    tc_device_print(&dev, info);
-    if (a.mode != TC_MODE_TEST) tc_cublas_print_version(info);
-    fprintf(info, "\n");
-    fflush(info);
-
-    int rc;
-    if (a.mode == TC_MODE_TEST) {
-        rc = mode_test(&a, &dev);
-    } else if (a.mode == TC_MODE_BENCH) {
-        FILE *csv = tc_bench_csv_open(a.csv_path);
-        if (!csv) return TC_EXIT_USAGE;
-        rc = mode_measure(&a, &dev, info, csv);
-        tc_bench_csv_close(csv);
-    } else {
-        int bad = print_lesson();
-        int passed = 0, failed = 0, skipped = 0;
-        printf("Bit-exact checks of every form (edge and random words):\n");
-        test_semantics(a.seed, &passed, &failed);
-        if (wanted(&a, PEAK_MMA_S8)) {
-            printf("\nUnit tests of the int8 tensor-core path (one warp each, exact against the "
-                   "CPU):\n");
-            run_imma_tests(&a, &dev, &passed, &failed, &skipped);
-        }
-        rc = mode_measure(&a, &dev, info, NULL);
-        if (failed || bad) rc = TC_EXIT_WRONG;
-    }
-    tc_timing_release();
-    return rc;
+    static const tc_probe_program program = {
+        {PROGRAM,
+         "dp4a/dp2a semantics, int8 mma.sync unit tests, and the dp4a, dp2a and int8 mma.sync "
+         "throughput ceilings",
+         kind_names, PEAK_N_KINDS, 0 /* no --size */, 20, 5, NULL, 0},
+        MIN_CC,
+        0,
+        NULL,
+        print_list,
+        tc_cublas_print_version,
+        mode_test,
+        mode_measure,
+        default_tests};
+    return tc_probe_main(argc, argv, &program);
 }

@@ -542,3 +542,40 @@ void tc_device_fetch(void *h, const void *d, size_t bytes)
     TC_CUDA_CHECK(cudaDeviceSynchronize());
     TC_CUDA_CHECK(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
 }
+
+/* ---- the main of a probe program (harness.h) ------------------------------------------------ */
+int tc_probe_main(int argc, char **argv, const tc_probe_program *p)
+{
+    tc_args a;
+    tc_parse_args(argc, argv, &p->spec, &a);
+    if (a.mode == TC_MODE_LIST) {
+        p->print_list();
+        return TC_EXIT_PASS;
+    }
+    FILE *info = a.mode == TC_MODE_BENCH && !a.csv_path ? stderr : stdout;
+    tc_device_info dev;
+    tc_device_open(&dev, p->min_cc, p->spec.program);
+    if (p->only_cc && dev.cc != p->only_cc)
+        tc_skip(p->spec.program, "%s; %s is sm_%d", p->only_why, dev.name, dev.cc);
+    fprintf(info, "%s - %s\n", p->spec.program, p->spec.summary);
+    tc_device_print(&dev, info);
+    if (a.mode != TC_MODE_TEST && p->print_versions) p->print_versions(info);
+    fprintf(info, "\n");
+    fflush(info);
+
+    int rc;
+    if (a.mode == TC_MODE_TEST) {
+        rc = p->test(&a, &dev);
+    } else if (a.mode == TC_MODE_BENCH) {
+        FILE *csv = tc_bench_csv_open(a.csv_path);
+        if (!csv) return TC_EXIT_USAGE;
+        rc = p->measure(&a, &dev, info, csv);
+        tc_bench_csv_close(csv);
+    } else {
+        const int failed = p->default_tests ? p->default_tests(&a, &dev) : 0;
+        rc = p->measure(&a, &dev, info, NULL);
+        if (failed) rc = TC_EXIT_WRONG;
+    }
+    tc_timing_release();
+    return rc;
+}

@@ -96,6 +96,29 @@ typedef struct {
  * and what is allowed, and exits 2. --help prints usage and exits 0. */
 void tc_parse_args(int argc, char **argv, const tc_cli_spec *spec, tc_args *args);
 void tc_print_usage(const tc_cli_spec *spec, FILE *f);
+/* ---- the main of a probe program ------------------------------------------------------------
+ * A probe program (05_mma_probe, 05_wgmma_probe, 07_dp4a_basics) unit-tests instructions and
+ * measures their throughput ceiling; it takes no --size and no flags of its own. tc_probe_main is
+ * its whole main(): parse (bad usage exits 2), --list, open the device (no GPU or one older than
+ * min_cc exits 77), print it and, outside --test, print_versions (may be NULL); then
+ *   --test    test(a, dev), whose return value is the exit code;
+ *   --bench   measure(a, dev, info, csv) with the CSV open (--csv, or stdout);
+ *   default   default_tests(a, dev) (may be NULL; prints its own lines, returns the number of
+ *             failures), then measure(a, dev, stdout, NULL); exit 1 if a test failed.
+ * only_cc: nonzero for code built for that one architecture (sm_90a): any other GPU exits 77 with
+ * "only_why; <GPU> is sm_<cc>". */
+typedef struct {
+    tc_cli_spec spec;
+    int min_cc, only_cc;
+    const char *only_why;
+    void (*print_list)(void);
+    void (*print_versions)(FILE *info);
+    int (*test)(const tc_args *a, const tc_device_info *dev);
+    int (*measure)(const tc_args *a, const tc_device_info *dev, FILE *info, FILE *csv);
+    int (*default_tests)(const tc_args *a, const tc_device_info *dev);
+} tc_probe_program;
+int tc_probe_main(int argc, char **argv, const tc_probe_program *p);
+
 /* The value of a chapter's integer flag: an optional '-' and digits, in lo..hi, else exit 2
  * with a message naming the flag, the value and the range. */
 long tc_parse_long(const tc_cli_spec *spec, const char *flag, const char *text, long lo, long hi);
