@@ -4,6 +4,8 @@
  *
  *   mma_m16n8k16_f16f32   mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32    D = A B + D
  *   mma_m16n8k16_bf16f32  mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32  D = A B + D
+ *   mma_m16n8k16_f16f16   mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16    D = A B + D, f16 D
+ *                         (used by chapters 06 and 08, which include this file)
  *   ldmatrix_x4           ldmatrix.sync.aligned.m8n8.x4.shared.b16             4 8x8 tiles
  *   ldmatrix_x4_trans     ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16       the same, transposed
  *   smem_u32              the shared-memory address ldmatrix and cp.async take
@@ -84,6 +86,17 @@ static __device__ __forceinline__ void mma_m16n8k16_bf16f32(float (&d)[4], const
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
                  "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* The same f16 inputs with f16 C and D (accumulated in f16): A and B as above; the accumulator is
+ * two registers of f16 pairs, d[j] = (D[g + 8j][2t], D[g + 8j][2t + 1]), the quad map again. */
+static __device__ __forceinline__ void mma_m16n8k16_f16f16(uint32_t (&d)[2], const uint32_t (&a)[4],
+                                                           const uint32_t (&b)[2])
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 "
+                 "{%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};\n"
+                 : "+r"(d[0]), "+r"(d[1])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 // clang-format on

@@ -1,12 +1,11 @@
 /* 06_sparse_stencil/sparse_ptx.cuh - the inline PTX of chapter 06 that chapter 05 does not have:
- * the sparse tensor-core mma (mma.sp::ordered_metadata m16n8k32) with f32 and f16 accumulators,
- * and the dense m16n8k16 with an f16 accumulator. The dense f32 one (mma_m16n8k16_f16f32) and
- * ldmatrix come from 05_mma_ptx/ptx_wrappers.cuh and common/ldmatrix.cuh.
+ * the sparse tensor-core mma (mma.sp::ordered_metadata m16n8k32) with f32 and f16 accumulators.
+ * The dense ones (mma_m16n8k16_f16f32 and _f16f16) and ldmatrix come from
+ * 05_mma_ptx/ptx_wrappers.cuh and common/ldmatrix.cuh (stencil_tc.cuh includes them).
  *
  *   mma_sp_m16n8k32_f16f32<SEL>  mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col
  *                                .f32.f16.f16.f32                         D = A B + D, A 2:4
  *   mma_sp_m16n8k32_f16f16<SEL>  the same with .f16 C and D
- *   mma_m16n8k16_f16f16          mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16
  *
  * Lane maps (g = lane / 4, t = lane % 4; stencil_bands.h has them as functions, which the host
  * packer and the CPU emulation in tests/test_stencil.c use):
@@ -57,17 +56,6 @@ static __device__ __forceinline__ void mma_sp_m16n8k32_f16f16(uint32_t (&d)[2], 
                  : "+r"(d[0]), "+r"(d[1])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]),
                    "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "r"(e), "n"(SEL));
-}
-
-/* Dense m16n8k16 with f16 C and D: A and B as in mma_m16n8k16_f16f32 (05_mma_ptx), d[j] holds
- * (D[g + 8j][2t], D[g + 8j][2t + 1]). */
-static __device__ __forceinline__ void mma_m16n8k16_f16f16(uint32_t (&d)[2], const uint32_t (&a)[4],
-                                                           const uint32_t (&b)[2])
-{
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 "
-                 "{%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};\n"
-                 : "+r"(d[0]), "+r"(d[1])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 // clang-format on
 

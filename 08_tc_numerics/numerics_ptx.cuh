@@ -1,8 +1,7 @@
 /* 08_tc_numerics/numerics_ptx.cuh - the mma.sync variants chapter 08 probes that chapter 05's
- * ptx_wrappers.cuh does not have (that file provides mma_m16n8k16_f16f32 and _bf16f32 with their
- * lane maps; the quad-map notation below is the same):
+ * ptx_wrappers.cuh does not have (that file provides mma_m16n8k16_f16f32, _bf16f32 and _f16f16
+ * with their lane maps; the quad-map notation below is the same):
  *
- *   mma_m16n8k16_f16f16   mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16     sm_80
  *   mma_m16n8k8_tf32f32   mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32    sm_80
  *   mma_m16n8k32_e4m3f32  mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32   sm_89
  *   mma_m16n8k32_e5m2f32  mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32   sm_89
@@ -46,15 +45,6 @@
 #endif
 
 // clang-format off
-static __device__ __forceinline__ void mma_m16n8k16_f16f16(uint32_t (&d)[2], const uint32_t (&a)[4],
-                                                           const uint32_t (&b)[2])
-{
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 "
-                 "{%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};\n"
-                 : "+r"(d[0]), "+r"(d[1])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
 static __device__ __forceinline__ void mma_m16n8k8_tf32f32(float (&d)[4], const uint32_t (&a)[4],
                                                            const uint32_t (&b)[2])
 {
