@@ -205,8 +205,13 @@ template <int R> static __device__ __forceinline__ void wgmma_fence_operand(floa
     "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
     "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
 
-/* NAME, N, the register count, the type in PTX, the operand numbers of desc_a, desc_b, scale_d */
-#define WGMMA_DEFINE(NAME, N, REGS, TYPE, IA, IB, IS)                                              \
+/* wgmma_op<T, N>::run: the instruction below chosen by input type (T = __half or __nv_bfloat16)
+ * and N, for the kernels' templates. */
+template <class T, int N> struct wgmma_op;
+
+/* NAME, N, the register count, the type in PTX, the operand numbers of desc_a, desc_b, scale_d,
+ * and the C++ input type; defines NAME and the wgmma_op specialisation that calls it */
+#define WGMMA_DEFINE(NAME, N, REGS, TYPE, IA, IB, IS, CTYPE)                                       \
     static __device__ __forceinline__ void NAME(float (&d)[REGS], uint64_t desc_a,               \
                                                 uint64_t desc_b, int scale_d)                      \
     {                                                                                              \
@@ -218,40 +223,19 @@ template <int R> static __device__ __forceinline__ void wgmma_fence_operand(floa
                      "}\n"                                                                         \
                      : WGMMA_D_OPERANDS_##REGS(d)                                                  \
                      : "l"(desc_a), "l"(desc_b), "r"(scale_d));                                    \
-    }
-WGMMA_DEFINE(wgmma_m64n128k16_f32_f16, 128, 64, "f16", 64, 65, 66)
-WGMMA_DEFINE(wgmma_m64n128k16_f32_bf16, 128, 64, "bf16", 64, 65, 66)
-WGMMA_DEFINE(wgmma_m64n256k16_f32_f16, 256, 128, "f16", 128, 129, 130)
-WGMMA_DEFINE(wgmma_m64n256k16_f32_bf16, 256, 128, "bf16", 128, 129, 130)
+    }                                                                                              \
+    template <> struct wgmma_op<CTYPE, N> {                                                        \
+        static __device__ __forceinline__ void run(float (&d)[REGS], uint64_t a, uint64_t b, int s) \
+        {                                                                                          \
+            NAME(d, a, b, s);                                                                      \
+        }                                                                                          \
+    };
+WGMMA_DEFINE(wgmma_m64n128k16_f32_f16, 128, 64, "f16", 64, 65, 66, __half)
+WGMMA_DEFINE(wgmma_m64n128k16_f32_bf16, 128, 64, "bf16", 64, 65, 66, __nv_bfloat16)
+WGMMA_DEFINE(wgmma_m64n256k16_f32_f16, 256, 128, "f16", 128, 129, 130, __half)
+WGMMA_DEFINE(wgmma_m64n256k16_f32_bf16, 256, 128, "bf16", 128, 129, 130, __nv_bfloat16)
 #undef WGMMA_DEFINE
 // clang-format on
-
-/* The same chosen by input type (T = __half or __nv_bfloat16) and N, for the kernels' templates. */
-template <class T, int N> struct wgmma_op;
-template <> struct wgmma_op<__half, 128> {
-    static __device__ __forceinline__ void run(float (&d)[64], uint64_t a, uint64_t b, int s)
-    {
-        wgmma_m64n128k16_f32_f16(d, a, b, s);
-    }
-};
-template <> struct wgmma_op<__nv_bfloat16, 128> {
-    static __device__ __forceinline__ void run(float (&d)[64], uint64_t a, uint64_t b, int s)
-    {
-        wgmma_m64n128k16_f32_bf16(d, a, b, s);
-    }
-};
-template <> struct wgmma_op<__half, 256> {
-    static __device__ __forceinline__ void run(float (&d)[128], uint64_t a, uint64_t b, int s)
-    {
-        wgmma_m64n256k16_f32_f16(d, a, b, s);
-    }
-};
-template <> struct wgmma_op<__nv_bfloat16, 256> {
-    static __device__ __forceinline__ void run(float (&d)[128], uint64_t a, uint64_t b, int s)
-    {
-        wgmma_m64n256k16_f32_bf16(d, a, b, s);
-    }
-};
 
 /* ---- mbarriers
  * ------------------------------------------------------------------------------------ All take a
