@@ -366,15 +366,20 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
     const int step = PERSISTENT ? gridDim.x / CLUSTER_M : units;
     const int k_tiles = (K + BK - 1) / BK;
     const int wg = threadIdx.x / WG_THREADS;
+    /* the origin of this block's tile in unit u: the same for producer and consumers */
+    const auto unit_origin = [&](int u, int &m0, int &n0) {
+        int um, tn;
+        tile_coords<GROUP_M>(u, units_m, tiles_n, &um, &tn);
+        m0 = (um * CLUSTER_M + (int)rank) * Cfg::BM, n0 = tn * Cfg::BN;
+    };
 
     if (wg == 0) {
         setmaxnreg_dec<PRODUCER_REGS>();
         if (threadIdx.x == 0) {
             int it = 0;
             for (int u = first; u < units; u += step) {
-                int um, tn;
-                tile_coords<GROUP_M>(u, units_m, tiles_n, &um, &tn);
-                const int m0 = (um * CLUSTER_M + (int)rank) * Cfg::BM, n0 = tn * Cfg::BN;
+                int m0, n0;
+                unit_origin(u, m0, n0);
                 for (int t = 0; t < k_tiles; t++, it++) {
                     const int s = it % Cfg::STAGES;
                     /* the use-th fill of stage s waits for the consumers' release of fill use-1 */
@@ -392,9 +397,8 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
         for (int i = 0; i < Cfg::ACC; i++) d[i] = 0.0f;
         int it = 0;
         for (int u = first; u < units; u += step) {
-            int um, tn;
-            tile_coords<GROUP_M>(u, units_m, tiles_n, &um, &tn);
-            const int m0 = (um * CLUSTER_M + (int)rank) * Cfg::BM, n0 = tn * Cfg::BN;
+            int m0, n0;
+            unit_origin(u, m0, n0);
             for (int t = 0; t < k_tiles; t++, it++) {
                 const int s = it % Cfg::STAGES;
                 mbar_wait(&r.full[s], it / Cfg::STAGES % 2);
@@ -483,7 +487,8 @@ template <class T> static void launch_v2(const tc_gemm_problem *p, cudaStream_t 
         c_vec2(p));
 }
 
-/* ---- v3, v4: one kernel template (and the choices the README measured) ------------------------------------------------
+/* ---- v3, v4: one kernel template (and the choices the README measured)
+ * ------------------------------------------------
  */
 static cudaLaunchConfig_t ws_launch_config(unsigned grid, int cluster, cudaLaunchAttribute *attr,
                                            cudaStream_t stream)
