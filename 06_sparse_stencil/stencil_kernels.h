@@ -56,15 +56,14 @@ void probe_mma_dense_launch(int f16acc, const uint32_t *a, const uint32_t *b, co
 void probe_b_geometry(int *R, int *S, int *WX, int *WY, int *BX, int *BY);
 void probe_b_loader_launch(const void *grid, int NY, int ld, int bx, int by, int wx, int wy,
                            uint32_t *raw, uint32_t *swapped, cudaStream_t stream);
-/* The throughput kernel: `blocks` blocks of ST_RATE_WARPS warps, each warp `chains` (2, 4 or 8:
- * probe_rate_chains_supported) independent chains of `iters` mma (sparse = 0: mma.sync m16n8k16,
+/* The throughput kernel: `blocks` blocks of ST_RATE_WARPS warps, each warp `chains` (2, 4 or 8;
+ * any other count returns -1) independent chains of `iters` mma (sparse = 0: mma.sync m16n8k16,
  * 1: mma.sp m16n8k32 selector 0, both f16 in, f32 accumulators) on one set of registers,
  * frag[lane * 9 + j]: A (j = 0..3), B (4..7; dense uses 4, 5), metadata (8); c0[lane * 4 + i]
  * the start of accumulator i; out[(warp * 32 + lane) * 4 + i] = the sum of its chains. */
 enum { ST_RATE_WARPS = 4 };
-int probe_rate_chains_supported(int chains);
-void probe_rate_launch(int sparse, int chains, int blocks, int iters, const uint32_t *frag,
-                       const float *c0, float *out, cudaStream_t stream);
+int probe_rate_launch(int sparse, int chains, int blocks, int iters, const uint32_t *frag,
+                      const float *c0, float *out, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

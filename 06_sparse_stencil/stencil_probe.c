@@ -139,6 +139,14 @@ static void random_24(tc_rng *rng, double A[16][32])
         }
 }
 
+/* Register j of lane's B fragment by the documented map: B[2t + 8j][g] in the low half,
+ * B[2t + 8j + 1][g] in the high half (B is k x n, one row per k). */
+static uint32_t b_word(const double (*B)[8], int lane, int j)
+{
+    const int n = st_frag_b_n(lane);
+    return st_pack_f16x2(B[st_frag_b_k(lane, j, 0)][n], B[st_frag_b_k(lane, j, 1)][n]);
+}
+
 static void probe_sparse(int f16acc, tc_rng *rng, int *passed, int *failed)
 {
     double A0[16][32], A1[16][32], B[32][8], C[16][8], D0[16][8], D1[16][8];
@@ -159,11 +167,7 @@ static void probe_sparse(int f16acc, tc_rng *rng, int *passed, int *failed)
         st_sparse_a_words(&c0, lane, a0 + lane * 4);
         st_sparse_a_words(&c1, lane, a1 + lane * 4);
         e[lane] = st_meta_word(&c0, &c1, lane);
-        for (int j = 0; j < 4; j++) {
-            const int n = st_frag_b_n(lane);
-            b[lane * 4 + j] =
-                st_pack_f16x2(B[st_frag_b_k(lane, j, 0)][n], B[st_frag_b_k(lane, j, 1)][n]);
-        }
+        for (int j = 0; j < 4; j++) b[lane * 4 + j] = b_word((const double(*)[8])B, lane, j);
     }
     pack_acc(f16acc, C, c);
     const size_t nd = f16acc ? 64 : 128;
@@ -228,11 +232,7 @@ static void probe_dense(int f16acc, tc_rng *rng, int *passed, int *failed)
     for (int lane = 0; lane < 32; lane++) {
         st_dense_a_words((const double(*)[32])A, lane, w8); /* columns 0..15: the first four */
         memcpy(a + lane * 4, w8, 16);
-        for (int j = 0; j < 2; j++) {
-            const int n = st_frag_b_n(lane);
-            b[lane * 2 + j] =
-                st_pack_f16x2(B[st_frag_b_k(lane, j, 0)][n], B[st_frag_b_k(lane, j, 1)][n]);
-        }
+        for (int j = 0; j < 2; j++) b[lane * 2 + j] = b_word((const double(*)[8])B, lane, j);
     }
     pack_acc(f16acc, C, c);
     const size_t nd = f16acc ? 64 : 128;
@@ -345,7 +345,10 @@ static void rate_fragments(int sparse, tc_rng *rng, uint32_t *frag, float *c0, d
     for (int q = 0; q < 32; q++)
         for (int n = 0; n < 8; n++) B[q][n] = q < k ? small(rng, -1, 1) : 0;
     st_sparse_a comp;
-    if (sparse && st_compress((const double(*)[32])A, &comp)) abort(); /* random_24 is 2:4 */
+    if (sparse && st_compress((const double(*)[32])A, &comp)) { /* random_24 makes 2:4 rows */
+        fprintf(stderr, "internal error: random_24 made a chunk of three non-zeros\n");
+        exit(TC_EXIT_WRONG);
+    }
     memset(frag, 0, sizeof(uint32_t) * 32 * RATE_FRAG);
     for (int lane = 0; lane < 32; lane++) {
         uint32_t *f = frag + lane * RATE_FRAG, w8[8];
@@ -356,10 +359,8 @@ static void rate_fragments(int sparse, tc_rng *rng, uint32_t *frag, float *c0, d
             st_dense_a_words((const double(*)[32])A, lane, w8);
             memcpy(f, w8, 4 * sizeof(uint32_t));
         }
-        for (int j = 0; j < (sparse ? 4 : 2); j++) {
-            const int n = st_frag_b_n(lane);
-            f[4 + j] = st_pack_f16x2(B[st_frag_b_k(lane, j, 0)][n], B[st_frag_b_k(lane, j, 1)][n]);
-        }
+        for (int j = 0; j < (sparse ? 4 : 2); j++)
+            f[4 + j] = b_word((const double(*)[8])B, lane, j);
         for (int j = 0; j < 4; j++) c0[lane * 4 + j] = (float)small(rng, -8, 8);
     }
     for (int i = 0; i < 16; i++)
@@ -379,8 +380,11 @@ typedef struct {
 static void rate_launch(void *ctx, cudaStream_t stream)
 {
     const rate_ctx *p = (const rate_ctx *)ctx;
-    probe_rate_launch(p->sparse, p->chains, p->blocks, p->iters, p->d_frag, p->d_c0, p->d_out,
-                      stream);
+    if (probe_rate_launch(p->sparse, p->chains, p->blocks, p->iters, p->d_frag, p->d_c0, p->d_out,
+                          stream) != 0) {
+        fprintf(stderr, "internal error: probe_rate is not built for %d chains\n", p->chains);
+        exit(TC_EXIT_WRONG);
+    }
     TC_LAUNCH_CHECK();
 }
 

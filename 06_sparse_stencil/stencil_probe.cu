@@ -160,28 +160,22 @@ __global__ void __launch_bounds__(32 * ST_RATE_WARPS)
 }
 
 template <bool SPARSE>
-static void launch_rate(int chains, int blocks, int iters, const uint32_t *frag, const float *c0,
-                        float *out, cudaStream_t stream)
+static int launch_rate(int chains, int blocks, int iters, const uint32_t *frag, const float *c0,
+                       float *out, cudaStream_t stream)
 {
     const dim3 grid((unsigned)blocks), block(32 * ST_RATE_WARPS);
     switch (chains) {
-    case 2: probe_rate<SPARSE, 2><<<grid, block, 0, stream>>>(frag, c0, iters, out); break;
-    case 4: probe_rate<SPARSE, 4><<<grid, block, 0, stream>>>(frag, c0, iters, out); break;
-    default: probe_rate<SPARSE, 8><<<grid, block, 0, stream>>>(frag, c0, iters, out); break;
+    case 2: probe_rate<SPARSE, 2><<<grid, block, 0, stream>>>(frag, c0, iters, out); return 0;
+    case 4: probe_rate<SPARSE, 4><<<grid, block, 0, stream>>>(frag, c0, iters, out); return 0;
+    case 8: probe_rate<SPARSE, 8><<<grid, block, 0, stream>>>(frag, c0, iters, out); return 0;
+    default: return -1;
     }
 }
 
-extern "C" int probe_rate_chains_supported(int chains)
+extern "C" int probe_rate_launch(int sparse, int chains, int blocks, int iters,
+                                 const uint32_t *frag, const float *c0, float *out,
+                                 cudaStream_t stream)
 {
-    return chains == 2 || chains == 4 || chains == 8;
-}
-
-extern "C" void probe_rate_launch(int sparse, int chains, int blocks, int iters,
-                                  const uint32_t *frag, const float *c0, float *out,
-                                  cudaStream_t stream)
-{
-    if (sparse)
-        launch_rate<true>(chains, blocks, iters, frag, c0, out, stream);
-    else
-        launch_rate<false>(chains, blocks, iters, frag, c0, out, stream);
+    return sparse ? launch_rate<true>(chains, blocks, iters, frag, c0, out, stream)
+                  : launch_rate<false>(chains, blocks, iters, frag, c0, out, stream);
 }
