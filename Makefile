@@ -3,7 +3,9 @@
 # Every chapter folder holds a chapter.mk with data (sources, libraries, minimum SM); this file
 # turns that data into rules. Everything generated goes to build/. `make help` lists the verbs.
 #
-# Overridable: CUDA_PATH, NVCC, HOST_CC, SM (e.g. SM="80 90"), CUDNN_PATH, GIT_SHA.
+# Overridable: CUDA_PATH, NVCC, HOST_CC, SM (e.g. SM="80 90"), CUDNN_PATH, GIT_SHA, and CHAPTERS
+# (e.g. CHAPTERS="03 05": build, test, bench and sanitize only those; `make` inside a chapter
+# folder sets it to that chapter).
 
 CUDA_PATH ?= /usr/local/cuda
 NVCC      ?= $(CUDA_PATH)/bin/nvcc
@@ -39,7 +41,7 @@ ifneq ($(NVCC_SMS),)
   endif
 endif
 
-# ---- cuDNN (optional: only chapter 02 needs it) ------------------------------------------------
+# ---- cuDNN (optional: chapter 02 needs it, chapter 06's baseline rung uses it) -----------------
 # Found in $(CUDNN_PATH), the CUDA toolkit, or the system folders (Debian/Ubuntu packages put it in
 # /usr/include/x86_64-linux-gnu and /usr/lib/x86_64-linux-gnu).
 # A CUDNN_PATH that is set is the only place searched.
@@ -100,17 +102,19 @@ $(LIBCOMMON): $(COMMON_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# ---- tests/ (CPU unit tests; no GPU needed) ---------------------------------------------------
-UNIT_SRC := $(wildcard tests/*.c)
-UNIT_OBJ := $(UNIT_SRC:%=$(BUILD)/%.o)
-UNIT_BIN := $(BUILD)/tests/unit_tests
+# ---- CPU unit tests (no GPU needed) ------------------------------------------------------------
+# Each tests/test_*.c (the tests of common/) and each file a chapter names in $(d)_CPU_TESTS is its
+# own program (common/unit.h): build/tests/common/test_x, build/tests/<chapter>/test_x.
+UNIT_LDLIBS := -L$(CUDA_PATH)/lib64 -lcudart_static -ldl -lrt $(LDLIBS)
+COMMON_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/common/%,$(wildcard tests/test_*.c))
 
 $(BUILD)/tests/%.c.o: tests/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(HOST_CC) $(CFLAGS) -Itests -c $< -o $@
+	$(HOST_CC) $(CFLAGS) -c $< -o $@
 
-$(UNIT_BIN): $(UNIT_OBJ) $(LIBCOMMON)
-	$(HOST_CC) -o $@ $^ -L$(CUDA_PATH)/lib64 -lcudart_static -ldl -lrt $(LDLIBS)
+$(BUILD)/tests/common/%: $(BUILD)/tests/%.c.o $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(HOST_CC) -o $@ $^ $(UNIT_LDLIBS)
 
 # ---- chapters ---------------------------------------------------------------------------------
 # A chapter.mk sets, with d = its folder:
@@ -121,28 +125,49 @@ $(UNIT_BIN): $(UNIT_OBJ) $(LIBCOMMON)
 #   $(d)_LIBS    libraries to link (e.g. -lcublas)
 #   $(d)_MIN_SM  minimum compute capability (e.g. 80)
 #   $(d)_ARCH    "a" when the code is sm_90a-only (wgmma, setmaxnreg); empty otherwise
-#   $(d)_NEEDS   "cudnn" when it needs cuDNN
+#   $(d)_NEEDS   "cudnn" when it needs cuDNN (skipped without it), "cudnn?" when it uses cuDNN
+#                where found (compiled with -DTC_HAVE_CUDNN=1 then) and builds without it
+#   $(d)_CPU_TESTS      optional: the chapter's CPU test programs, test_x.c files in the folder
+#   $(d)_CPU_TEST_SRCS  the chapter's host sources those tests exercise (linked into each)
 # A program may override the chapter's minimum and architecture with $(p)_MIN_SM and $(p)_ARCH
 # (chapter 05: the sm_90a wgmma programs beside the sm_80 mma.sync ones); its .cu files are then
 # compiled for its own targets, so a .cu file belongs to one such program only.
-CHAPTER_MKS := $(sort $(wildcard */chapter.mk))
-CHAPTERS    := $(patsubst %/chapter.mk,%,$(CHAPTER_MKS))
+CHAPTER_MKS  := $(sort $(wildcard */chapter.mk))
+ALL_CHAPTERS := $(patsubst %/chapter.mk,%,$(CHAPTER_MKS))
 $(foreach mk,$(CHAPTER_MKS),$(eval d := $(patsubst %/chapter.mk,%,$(mk)))$(eval include $(mk)))
+# CHAPTERS: the chapters the verbs act on; each word is a folder or its number ("03")
+ifeq ($(strip $(CHAPTERS)),)
+  CHAPTERS := $(ALL_CHAPTERS)
+else
+  CHAPTERS_ASKED := $(CHAPTERS)
+  override CHAPTERS := $(sort $(foreach w,$(CHAPTERS),$(filter $(w) $(w)_%,$(ALL_CHAPTERS))))
+  $(foreach w,$(CHAPTERS_ASKED),$(if $(filter $(w) $(w)_%,$(ALL_CHAPTERS)),,$(error CHAPTERS: no chapter '$(w)'; the chapters are $(ALL_CHAPTERS))))
+  $(info CHAPTERS  : $(CHAPTERS))
+endif
 
 BUILT_ITEMS      := # folder/program of every program that is built, the form tests/*.sh take
 BUILT_PROGRAMS   :=
 SKIPPED_PROGRAMS :=
+CPU_TESTS        := $(if $(CHAPTERS_ASKED),,$(COMMON_TESTS)) # only a whole run tests common/
 # every program as folder/program
 programs = $(foreach c,$(1),$(foreach p,$(or $($(c)_PROGS),$(c)),$(c)/$(p)))
 
 define chapter_rules
 $(1)_PROGS := $$(or $$($(1)_PROGS),$(1))
-$(1)_XCFLAGS := $$(if $$(filter cudnn,$$($(1)_NEEDS)),$$(CUDNN_CFLAGS))
-$(1)_XLIBS := $$(if $$(filter cudnn,$$($(1)_NEEDS)),$$(CUDNN_LDFLAGS))
+$(1)_CUDNN := $$(if $$(filter cudnn cudnn?,$$($(1)_NEEDS)),$$(HAVE_CUDNN))
+$(1)_XCFLAGS := $$(if $$($(1)_CUDNN),$$(CUDNN_CFLAGS) -DTC_HAVE_CUDNN=1)
+$(1)_XLIBS := $$(if $$($(1)_CUDNN),$$(CUDNN_LDFLAGS))
 
 $(BUILD)/$(1)/%.c.o: $(1)/%.c $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
 	$$(HOST_CC) $$(CFLAGS) -I$(1) $$($(1)_XCFLAGS) -c $$< -o $$@
+
+$(1)_TEST_OBJ := $$(patsubst %,$(BUILD)/$(1)/%.o,$$($(1)_CPU_TEST_SRCS))
+$(1)_TEST_BINS := $$(patsubst %.c,$(BUILD)/tests/$(1)/%,$$($(1)_CPU_TESTS))
+$(BUILD)/tests/$(1)/%: $(BUILD)/$(1)/%.c.o $$($(1)_TEST_OBJ) $(LIBCOMMON)
+	@mkdir -p $$(@D)
+	$$(HOST_CC) -o $$@ $$^ $(UNIT_LDLIBS)
+-include $$(patsubst %.c,$(BUILD)/$(1)/%.c.d,$$($(1)_CPU_TESTS))
 
 $$(foreach p,$$($(1)_PROGS),$$(eval $$(call program_rules,$(1),$$(p))))
 endef
@@ -178,17 +203,22 @@ skip-$(2):
 	@echo "skipping $(2): $$($(2)_SKIP)"
 endif
 endef
-$(foreach c,$(CHAPTERS),$(eval $(call chapter_rules,$(c))))
+$(foreach c,$(CHAPTERS),$(eval $(call chapter_rules,$(c)))$(eval CPU_TESTS += $($(c)_TEST_BINS)))
+# the CPU tests' objects are made by a chain of pattern rules: keep them (no rebuild every time)
+.SECONDARY: $(patsubst $(BUILD)/tests/common/%,$(BUILD)/tests/%.c.o,$(COMMON_TESTS)) \
+            $(foreach c,$(CHAPTERS),$(patsubst %.c,$(BUILD)/$(c)/%.c.o,$($(c)_CPU_TESTS)))
 
--include $(COMMON_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
+-include $(COMMON_OBJ:.o=.d) $(patsubst $(BUILD)/tests/common/%,$(BUILD)/tests/%.c.d,$(COMMON_TESTS))
 
 # ---- verbs ------------------------------------------------------------------------------------
 .PHONY: all test check bench plot sanitize format clean help
 
-all: $(LIBCOMMON) $(UNIT_BIN) $(BUILT_PROGRAMS) $(SKIPPED_PROGRAMS:%=skip-%) ## build everything into build/ (default)
+all: $(LIBCOMMON) $(CPU_TESTS) $(BUILT_PROGRAMS) $(SKIPPED_PROGRAMS:%=skip-%) ## build everything into build/ (default)
 
-test: all ## build, then run the CPU unit tests, the bad-input tests and every chapter's --test
-	@tests/run_tests.sh $(BUILD) $(call programs,$(CHAPTERS))
+test: all ## build, then run the CPU unit tests, the build of each chapter on its own, the bad-input tests and every chapter's --test
+	@TC_HAVE_CUDNN="$(HAVE_CUDNN)" TC_NVCC="$(NVCC)" tests/run_tests.sh $(BUILD) \
+		$(foreach t,$(CPU_TESTS),--unit $(t)) $(foreach c,$(CHAPTERS),--chapter $(c)) \
+		$(call programs,$(CHAPTERS))
 
 check: test ## alias of test
 
@@ -202,7 +232,7 @@ sanitize: all ## every chapter's --test (small sizes) under compute-sanitizer's 
 	@tests/sanitize.sh $(BUILD) $(BUILT_ITEMS)
 
 format: ## apply .clang-format to every C, CUDA and header file
-	clang-format -i $(wildcard common/*.[ch] common/*.cu common/*.cuh tests/*.[ch] */*.c */*.h */*.cu */*.cuh)
+	clang-format -i $(sort $(wildcard common/*.[ch] common/*.cu common/*.cuh tests/*.[ch] */*.c */*.h */*.cu */*.cuh))
 
 clean: ## remove build/
 	rm -rf $(BUILD)

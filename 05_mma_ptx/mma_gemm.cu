@@ -3,7 +3,7 @@
  * What it teaches
  *   Chapter 03 reached 334 TFLOP/s (45.7% of cuBLAS) on an H200 with WMMA, whose fragments are
  *   opaque. Here the same tensor-core instruction (HMMA.16816, PTX mma.sync m16n8k16) is written
- *   out, with its fragment layout known (ptx_wrappers.cuh). Knowing the layout is what lets each
+ *   out, with its fragment layout known (mma_sync.cuh). Knowing the layout is what lets each
  *   rung below do something WMMA cannot: load fragments from any shared-memory layout, use an XOR
  *   swizzle instead of padding, and store the accumulators straight from registers. The ceiling
  *   is the instruction itself: 05_mma_probe measures what mma.sync can do on the running GPU.
@@ -245,7 +245,7 @@ __device__ __forceinline__ void mma_step(float (&acc)[Cfg::MT][Cfg::NT][4],
 /* store_pair (one f32 pair of C, guarded, alpha and beta): common/gemm_tiles.cuh */
 
 /* v1..v5: straight from registers. Accumulator (i, j) of lane (g, t) holds rows g and g + 8,
- * columns 2t and 2t + 1 of its 16x8 tile (ptx_wrappers.cuh): two float2 stores. Four lanes of a
+ * columns 2t and 2t + 1 of its 16x8 tile (mma_sync.cuh): two float2 stores. Four lanes of a
  * row cover 32 contiguous bytes, one whole sector. row0, col0: the warp tile's origin in C. */
 template <class Cfg>
 __device__ __forceinline__ void epilogue_direct(const float (&acc)[Cfg::MT][Cfg::NT][4],

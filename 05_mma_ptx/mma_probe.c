@@ -42,7 +42,7 @@ static int small_int(tc_rng *rng, int lo, int hi)
     return lo + (int)(tc_rng_next_u64(rng) % (uint64_t)(hi - lo + 1));
 }
 
-/* The lane map of mma_m16n8k16 (ptx_wrappers.cuh), on the host: fragments of a 16x16 A
+/* The lane map of mma_m16n8k16 (mma_sync.cuh), on the host: fragments of a 16x16 A
  * (row-major) and a 16x8 B (row-major k x n), and where accumulator element i of a lane sits. */
 static uint32_t pack(uint16_t lo, uint16_t hi) { return (uint32_t)lo | ((uint32_t)hi << 16); }
 static void a_fragment(const uint16_t *a, int lane, uint32_t r[4])

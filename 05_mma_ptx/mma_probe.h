@@ -1,5 +1,5 @@
 /* 05_mma_ptx/mma_probe.h - the launchers of mma_probe.cu, called by the C driver mma_probe.c:
- * one-warp unit tests of the PTX wrappers (ptx_wrappers.cuh) and of the fragment loaders
+ * one-warp unit tests of the PTX wrappers (mma_sync.cuh) and of the fragment loaders
  * (mma_tile.cuh), and the mma.sync throughput benchmark. Pointers are device pointers; 16-bit
  * values are f16 or bf16 bit patterns. Every launcher enqueues on `stream` and returns. */
 #ifndef MMA_PROBE_H
@@ -14,7 +14,7 @@ extern "C" {
 
 /* D = A B + C with one mma_m16n8k16 (bf16 = 0: f16 inputs, 1: bf16): A 16x16 row-major, B 16x8
  * row-major (k x n), C and D 16x8 row-major f32. The fragments are packed by hand from global
- * memory with the lane map of ptx_wrappers.cuh. */
+ * memory with the lane map of mma_sync.cuh. */
 void probe_mma_launch(int bf16, const uint16_t *a, const uint16_t *b, const float *c, float *d,
                       cudaStream_t stream);
 

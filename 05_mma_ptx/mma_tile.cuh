@@ -20,7 +20,7 @@
 #define MMA_TILE_CUH
 
 #include "kmajor_tile.cuh"
-#include "ptx_wrappers.cuh"
+#include "mma_sync.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -1,14 +1,14 @@
 /* 06_sparse_stencil/sparse_ptx.cuh - the inline PTX of chapter 06 that chapter 05 does not have:
  * the sparse tensor-core mma (mma.sp::ordered_metadata m16n8k32) with f32 and f16 accumulators.
  * The dense ones (mma_m16n8k16_f16f32 and _f16f16) and ldmatrix come from
- * 05_mma_ptx/ptx_wrappers.cuh and common/ldmatrix.cuh (stencil_tc.cuh includes them).
+ * common/mma_sync.cuh and common/ldmatrix.cuh (stencil_tc.cuh includes them).
  *
  *   mma_sp_m16n8k32_f16f32<SEL>  mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col
  *                                .f32.f16.f16.f32                         D = A B + D, A 2:4
  *   mma_sp_m16n8k32_f16f16<SEL>  the same with .f16 C and D
  *
  * Lane maps (g = lane / 4, t = lane % 4; stencil_bands.h has them as functions, which the host
- * packer and the CPU emulation in tests/test_stencil.c use):
+ * packer and the CPU emulation in test_stencil.c use):
  *
  *   A (sparse, 16 x 32 with two non-zeros per 4-chunk; registers hold the kept values):
  *     a[0]: row g,     chunk t     (columns 4t .. 4t+3)      two kept values, lower position low

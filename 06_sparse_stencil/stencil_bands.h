@@ -2,7 +2,7 @@
  * them 2:4 sparse, their compression into mma.sp values + metadata, the fragment lane maps the
  * kernels use, and the CPU reference with its error bound. Everything here is `static inline`:
  * the host driver (stencil.c), the kernels (stencil_tc.cuh, the functions marked ST_HD) and the
- * CPU unit tests (tests/test_stencil.c) use these very functions, so each layout is defined once.
+ * CPU unit tests (test_stencil.c) use these very functions, so each layout is defined once.
  *
  * ---- the stencil -------------------------------------------------------------------------------
  *
@@ -47,7 +47,7 @@
  * them only if it meets both halves' columns: the closest pair across halves is 13 apart in
  * chunks >= 4 ({4c-13, 4c}) and 15 in chunks < 4, and the two-element runs on either side make any
  * three of the four columns span at least 15 > 2r for r <= 7. So for every r <= 7 every chunk
- * has at most 2 non-zeros: exactly the 2:4 pattern (tests/test_stencil.c proves it for every r
+ * has at most 2 non-zeros: exactly the 2:4 pattern (test_stencil.c proves it for every r
  * and every row). The product is unchanged if B's rows are swapped the same way: A' B' = A P P B.
  *
  *   the chunks of row 0 for r = 2 (band at columns 6..10), as original columns:

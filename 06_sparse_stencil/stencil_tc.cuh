@@ -16,7 +16,7 @@
 #ifndef STENCIL_TC_CUH
 #define STENCIL_TC_CUH
 
-#include "../05_mma_ptx/ptx_wrappers.cuh" /* mma_m16n8k16_f16f32, ldmatrix_x4, cp_async_16 */
+#include "mma_sync.cuh" /* mma_m16n8k16_f16f32, ldmatrix_x4, cp_async_16 */
 #include "sparse_ptx.cuh"
 #include "stencil_bands.h"
 

@@ -5,10 +5,13 @@
 # (07_correlator). dp4a needs sm_61, but sm_75 is the build floor of CUDA 13; the variants that
 # need sm_80 (cp.async, mma.m16n8k32) report skipped below it.
 $(d)_PROGS          := 07_dp4a_basics 07_int8_gemm 07_correlator
-07_dp4a_basics_SRCS := dp4a_basics.c dp4a_basics.cu
+07_dp4a_basics_SRCS := dp4a_basics.c dp4a_basics.cu dp4a_model.c
 07_int8_gemm_SRCS   := main.c int8_gemm.cu
 07_correlator_SRCS  := correlator.c correlator.cu
 $(d)_LIBS           := -lcublasLt -lcublas
 $(d)_MIN_SM         := 75
 $(d)_ARCH           :=
 $(d)_NEEDS          :=
+# CPU tests: the dp4a/dp2a models (dp4a_model.c) and the correlator's layouts and arithmetic
+$(d)_CPU_TESTS      := test_dp4a_model.c test_correlator.c
+$(d)_CPU_TEST_SRCS  := dp4a_model.c

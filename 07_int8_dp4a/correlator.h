@@ -4,7 +4,7 @@
  *
  * The index functions and the host helpers below are plain C, `static inline`, and marked
  * CORR_HD: the kernels (correlator.cu), the host driver (correlator.c) and the CPU unit tests
- * (tests/test_correlator.c) all use these very functions, so the layout is defined once.
+ * (test_correlator.c) all use these very functions, so the layout is defined once.
  *
  * What is computed. For every channel c, every station pair i >= j (autocorrelations i == j
  * included) and every polarisation pair (p, q) in {0,1}^2:
@@ -133,7 +133,7 @@ static inline CORR_HD size_t corr_vis_count(long stations, long channels)
     return (size_t)channels * (size_t)corr_baselines(stations) * 8;
 }
 
-/* ---- host helpers (C; used by correlator.c and tests/test_correlator.c) ---------------------- */
+/* ---- host helpers (C; used by correlator.c and test_correlator.c) ---------------------- */
 #if !defined(__CUDA_ARCH__)
 /* Writes the packed layout from the plain one; samples past T in the last block become zeros.
  * packed must hold corr_packed_bytes(stations, channels, T) bytes. */

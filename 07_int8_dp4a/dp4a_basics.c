@@ -1,6 +1,6 @@
 /* 07_int8_dp4a/dp4a_basics.c - the host driver of 07_dp4a_basics (kernels in dp4a_basics.cu):
  * what __dp4a and __dp2a compute, checked bit for bit against the CPU model of
- * common/dp4a_model.c; the one-warp unit tests of the int8 tensor-core path (mma.m16n8k32 .s8,
+ * dp4a_model.c; the one-warp unit tests of the int8 tensor-core path (mma.m16n8k32 .s8,
  * ldmatrix on 8-bit data, the GEMM's tile loaders); and the throughput ceilings of dp4a, dp2a and
  * int8 mma.sync on the running GPU, printed next to cuBLAS int8. The ceilings are what the GEMM
  * ladder (07_int8_gemm) is judged against: a kernel built on an instruction cannot beat it.
@@ -741,7 +741,7 @@ static void print_list(void)
     printf("variants (--variant): the instructions whose throughput is measured\n");
     for (int k = 0; k < PEAK_N_KINDS; k++)
         printf("  %-8s sm_%d  %s\n", kind_names[k], kind_min_cc[k], kind_what[k]);
-    printf("\nsemantics (always; bit-exact against common/dp4a_model.c on %d edge and %d random "
+    printf("\nsemantics (always; bit-exact against dp4a_model.c on %d edge and %d random "
            "words):\n",
            N_EDGES, N_RANDOM_WORDS);
     for (int k = 0; k < DP_N_OPS; k++) printf("  %-16s %s\n", ops[k].name, ops[k].form);

@@ -8,7 +8,7 @@
  *   integer operations, in one instruction (IDP.4A in SASS) that issues like an integer
  *   multiply-add. __dp2a_lo/__dp2a_hi multiply two 16-bit values with two of the four bytes of the
  *   other register. The probe runs every CUDA form of both, plus the mixed-sign PTX forms, on edge
- *   and random words; the host compares each result bit for bit with common/dp4a_model.c.
+ *   and random words; the host compares each result bit for bit with dp4a_model.c.
  *   Then the int8 tensor-core instruction, mma.sync m16n8k32 .s8: 8192 integer operations per warp
  *   instruction. Its fragments are tested one warp at a time, as in chapter 05, before the GEMM
  *   (int8_gemm.cu) uses them:

@@ -1,9 +1,11 @@
 # 08_tc_numerics: data for the top-level Makefile (see "Adding a chapter" in README.md).
 # One program: the probes, the fitted model and the random search for every mma.sync variant
 # (the FP8 variants need sm_89 code and report skipped without it). The model and the probes
-# are host code in common/ (tc_model.c, tc_probe.c), tested by tests/test_tc_model.c.
-$(d)_SRCS     := main.c tc_numerics.cu
+# are host code (tc_model.c, tc_probe.c), tested on the CPU by test_tc_model.c.
+$(d)_SRCS     := main.c tc_numerics.cu tc_model.c tc_probe.c
 $(d)_LIBS     :=
 $(d)_MIN_SM   := 80
 $(d)_ARCH     :=
 $(d)_NEEDS    :=
+$(d)_CPU_TESTS     := test_tc_model.c
+$(d)_CPU_TEST_SRCS := tc_model.c tc_probe.c

@@ -3,9 +3,9 @@
  *
  * For every instruction variant the GPU has (f16, bf16, tf32, e4m3, e5m2 inputs; f32 or f16
  * accumulator), the program
- *   1. runs the probes of common/tc_probe.c through mma.sync (tc_numerics.cu): crafted dot
+ *   1. runs the probes of tc_probe.c through mma.sync (tc_numerics.cu): crafted dot
  *      products that decide, one feature at a time, how the tensor core adds its products, and
- *      prints the feature table and the fitted parameters of the model (common/tc_model.c);
+ *      prints the feature table and the fitted parameters of the model (tc_model.c);
  *   2. compares the GPU with the fitted model on random dot products of six distributions
  *      (uniform, wide exponent ranges, mixed scales, cancelling pairs, near overflow, near
  *      underflow) and counts mismatches (the target is zero), and how often two naive models
@@ -457,7 +457,7 @@ static void print_list(void)
            "min SM", "instruction");
     for (int v = 0; v < N_VARIANTS; v++)
         printf("%-9s sm_%-4d %s\n", variants[v].name, variants[v].min_cc, variants[v].description);
-    printf("\nThe probes and the model: common/tc_probe.h, common/tc_model.h; the lesson: "
+    printf("\nThe probes and the model: tc_probe.h, tc_model.h; the lesson: "
            "08_tc_numerics/README.md\n");
 }
 

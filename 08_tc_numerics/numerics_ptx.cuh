@@ -1,5 +1,5 @@
-/* 08_tc_numerics/numerics_ptx.cuh - the mma.sync variants chapter 08 probes that chapter 05's
- * ptx_wrappers.cuh does not have (that file provides mma_m16n8k16_f16f32, _bf16f32 and _f16f16
+/* 08_tc_numerics/numerics_ptx.cuh - the mma.sync variants chapter 08 probes that
+ * common/mma_sync.cuh does not have (that file provides mma_m16n8k16_f16f32, _bf16f32 and _f16f16
  * with their lane maps; the quad-map notation below is the same):
  *
  *   mma_m16n8k8_tf32f32   mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32    sm_80

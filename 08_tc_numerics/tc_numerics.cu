@@ -17,7 +17,7 @@
  *     rows 8..15: zero                              everything else: zero (ignored)
  *
  *   Each lane builds its registers from the lane maps (numerics_ptx.cuh for tf32 and FP8;
- *   05_mma_ptx/ptx_wrappers.cuh for f16 and bf16), so the A registers of rows 8..15 (a[1], a[3])
+ *   common/mma_sync.cuh for f16 and bf16), so the A registers of rows 8..15 (a[1], a[3])
  *   are zero, and lane 4g + t holds C/D(g, 2t) and C/D(g, 2t + 1): the diagonal element of row g
  *   sits in the lane with 2t == g (d[0]) or 2t + 1 == g (d[1]).
  *
@@ -28,7 +28,7 @@
  *   then the same sum in another order, which shows only in which products share a block. So
  *   the k order behind what the probes report (the blocks; on sm_90 the FP8 blocks k = 0, 1 and
  *   k = 2, 3 (mod 4)) rests on these lane maps being the PTX ISA's fragment layouts, quoted in
- *   numerics_ptx.cuh and chapter 05's ptx_wrappers.cuh, not on the probe.
+ *   numerics_ptx.cuh and common/mma_sync.cuh, not on the probe.
  *
  * Minimum: sm_80 (sm_89 for the FP8 kinds). CUDA 12.x or 13.x; the FP8 kinds need CUDA 12.4,
  * with an f16 accumulator 12.8 (older toolkits build the rest and skip them). Build and run: see
@@ -37,7 +37,7 @@
  * 8 (tf32) and 32 (FP8) per instruction may add blocks differently from mma.sync. */
 #include "tc_numerics.h"
 
-#include "../05_mma_ptx/ptx_wrappers.cuh"
+#include "mma_sync.cuh"
 #include "numerics_ptx.cuh"
 
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* common/cp_async.cuh - cp.async (sm_80+): global -> shared memory without a register round trip.
  * Self-contained (no other header of this repository), so that a kernel file can be copied with
- * it. Chapters 03 and 04 reach it through gemm_tiles.cuh, chapter 05 through ptx_wrappers.cuh.
+ * it. Chapters 03 and 04 reach it through gemm_tiles.cuh, chapter 05 through mma_sync.cuh.
  *
  * cp.async.cg.shared.global [dst], [src], 16, src_bytes copies 16 bytes (dst and src 16-byte
  * aligned) and bypasses L1 (.cg: cache in L2 only). Bytes past src_bytes (0..16) are written as

@@ -1,7 +1,7 @@
 /* common/ldmatrix.cuh - ldmatrix (sm_75+): four 8x8 tiles of 16-bit words from shared memory into
  * the registers of a warp, in the lane map every mma.sync fragment is built from. Self-contained
  * (no other header of this repository), like cp_async.cuh. Chapter 05 reaches it through
- * ptx_wrappers.cuh (f16 and bf16 fragments), chapter 07 through kmajor_tile.cuh (int8 fragments:
+ * mma_sync.cuh (f16 and bf16 fragments), chapter 07 through kmajor_tile.cuh (int8 fragments:
  * ldmatrix moves 16-bit words, and a word is two int8 values as well as one half).
  *
  *   smem_u32            the 32-bit shared-memory address of a generic pointer

@@ -1,18 +1,30 @@
 #!/usr/bin/env bash
-# tests/run_tests.sh BUILD FOLDER/PROGRAM... - the test driver behind `make test`.
+# tests/run_tests.sh BUILD [--unit PROGRAM]... [--chapter FOLDER]... FOLDER/PROGRAM... - the test
+# driver behind `make test`.
 #
 # Runs, printing one line per test:
-#   1. the CPU unit tests of common/ (build/tests/unit_tests, one process per test);
-#   2. the bad-input tests: every chapter program called with malformed or out-of-range arguments
+#   1. the CPU unit tests: every --unit program (common/unit.h) is asked for its --list, and each
+#      test runs as its own process;
+#   2. every --chapter built on its own: the folder and common/ copied into an empty temporary
+#      folder and built there with the command its README gives (tests/build_alone.sh);
+#   3. the bad-input tests: every chapter program called with malformed or out-of-range arguments
 #      must exit 2 and say why on stderr (no GPU needed), and --help/--list must exit 0;
-#   3. every program's --test on the GPU: exit 0 passes, 77 is skipped (reason printed), anything
+#   4. every program's --test on the GPU: exit 0 passes, 77 is skipped (reason printed), anything
 #      else fails. Logs go to BUILD/logs/.
 # A program is named as FOLDER/PROGRAM (01_cublas_tensor_op/01_cublas_tensor_op); the binary is
 # BUILD/bin/PROGRAM and FOLDER/bad_args.txt holds the chapter's extra bad inputs.
 # Ends with exactly one line "N passed, N failed, N skipped"; exits 1 if anything failed.
 set -u
-build=${1:?usage: run_tests.sh BUILD FOLDER/PROGRAM...}
+build=${1:?usage: run_tests.sh BUILD [--unit PROGRAM]... [--chapter FOLDER]... FOLDER/PROGRAM...}
 shift
+units=() chapters=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    --unit) units+=("$2"); shift 2 ;;
+    --chapter) chapters+=("$2"); shift 2 ;;
+    *) break ;;
+    esac
+done
 mkdir -p "$build/logs"
 passed=0 failed=0 skipped=0
 
@@ -22,21 +34,35 @@ result() { # status name [detail]
 }
 
 # ---- 1. CPU unit tests ---------------------------------------------------------------------------
-unit=$build/tests/unit_tests
-if [ -x "$unit" ] && names=$("$unit" --list) && [ -n "$names" ]; then
-    for t in $names; do
-        if out=$("$unit" "$t" 2>&1); then
-            result PASS "unit/$t"
-        else
-            result FAIL "unit/$t"
-            printf '%s\n' "$out" | sed 's/^/     | /'
-        fi
-    done
-else
-    result FAIL "unit tests" "$unit is missing or lists no tests"
-fi
+for unit in "${units[@]}"; do
+    # build/tests/08_tc_numerics/test_tc_model -> 08_tc_numerics/test_tc_model
+    label=${unit#"$build"/tests/}
+    if [ -x "$unit" ] && names=$("$unit" --list) && [ -n "$names" ]; then
+        for t in $names; do
+            if out=$("$unit" "$t" 2>&1); then
+                result PASS "unit $label: $t"
+            else
+                result FAIL "unit $label: $t"
+                printf '%s\n' "$out" | sed 's/^/     | /'
+            fi
+        done
+    else
+        result FAIL "unit $label" "$unit is missing or lists no tests"
+    fi
+done
 
-# ---- 2. bad input (no GPU needed) ------------------------------------------------------------------
+# ---- 2. each chapter built on its own ------------------------------------------------------------
+for c in "${chapters[@]}"; do
+    log=$build/logs/$c.build-alone.log
+    out=$("$(dirname "$0")/build_alone.sh" "$c" "$log")
+    case $? in
+    0) result PASS "$c: builds alone" "$out" ;;
+    77) result SKIP "$c: builds alone" "$out" ;;
+    *) result FAIL "$c: builds alone" "$out (log $log)"; tail -n 20 "$log" | sed 's/^/     | /' ;;
+    esac
+done
+
+# ---- 3. bad input (no GPU needed) ------------------------------------------------------------------
 # Every program gets these; a chapter adds its own in <folder>/bad_args.txt (one per line; every
 # program of the folder must reject each of them).
 default_bad_args=(
@@ -75,7 +101,7 @@ for item in "$@"; do
     done
 done
 
-# ---- 3. GPU tests ----------------------------------------------------------------------------------
+# ---- 4. GPU tests ----------------------------------------------------------------------------------
 for item in "$@"; do
     c=${item#*/}
     bin=$build/bin/$c

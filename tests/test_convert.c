@@ -87,7 +87,7 @@ static int f16_is_nan(uint16_t h) { return (h & 0x7C00) == 0x7C00 && (h & 0x3FF)
 
 /* ---- f16 ----------------------------------------------------------------------------------- */
 
-int unit_f16_exhaustive(void)
+static int unit_f16_exhaustive(void)
 {
     for (uint32_t i = 0; i < 65536; i++) {
         uint16_t h = (uint16_t)i;
@@ -109,7 +109,7 @@ int unit_f16_exhaustive(void)
     return 0;
 }
 
-int unit_f16_from_f32_edges(void)
+static int unit_f16_from_f32_edges(void)
 {
     /* f16 quantum at [1,2) is 2^-10; 1.0 = 0x3C00; 65504 = 0x7BFF is the largest finite; the
      * smallest subnormal is 2^-24 = 0x0001, the largest 1023*2^-24 = 0x03FF, the smallest
@@ -208,7 +208,7 @@ int unit_f16_from_f32_edges(void)
 
 /* ---- bf16 ---------------------------------------------------------------------------------- */
 
-int unit_bf16_rounding_edges(void)
+static int unit_bf16_rounding_edges(void)
 {
     /* bf16 = top 16 bits of the f32; bit 15 is half a bf16 ulp. */
     static const struct {
@@ -278,7 +278,7 @@ int unit_bf16_rounding_edges(void)
 
 /* ---- tf32 ---------------------------------------------------------------------------------- */
 
-int unit_tf32_rounding_edges(void)
+static int unit_tf32_rounding_edges(void)
 {
     /* tf32 keeps 10 mantissa bits: bit 13 is its ulp, bit 12 (0x1000) half an ulp. */
     static const struct {
@@ -368,7 +368,7 @@ static void split3(float x, float *big, float *small, float *rest)
     *rest = d - *small;
 }
 
-int unit_tf32_split_error_bound(void)
+static int unit_tf32_split_error_bound(void)
 {
     tc_rng rng;
     tc_rng_seed(&rng, 303);
@@ -408,7 +408,7 @@ int unit_tf32_split_error_bound(void)
 
 /* ---- fp8 ----------------------------------------------------------------------------------- */
 
-int unit_fp8_conversions(void)
+static int unit_fp8_conversions(void)
 {
     /* decode all 256 codes of each format against the field formula; round-trip the rest */
     for (uint32_t c = 0; c < 256; c++) {
@@ -544,7 +544,7 @@ int unit_fp8_conversions(void)
 
 /* ---- int8 ---------------------------------------------------------------------------------- */
 
-int unit_i8_saturation(void)
+static int unit_i8_saturation(void)
 {
     static const struct {
         float in;
@@ -584,7 +584,7 @@ int unit_i8_saturation(void)
 
 /* ---- RNG ----------------------------------------------------------------------------------- */
 
-int unit_rng_determinism(void)
+static int unit_rng_determinism(void)
 {
     tc_rng a, b;
     /* splitmix64 with seed 0: the published reference sequence starts 0xE220A8397B1DCDAF,
@@ -693,7 +693,7 @@ int unit_rng_determinism(void)
 
 /* every finite f16 value converts to itself; midpoints between neighbours go to the even code,
  * and the doubles just beside a midpoint go to the nearer neighbour */
-int unit_f16_from_f64_and_fma(void)
+static int unit_f16_from_f64_and_fma(void)
 {
     for (uint32_t h = 0; h < 0x7C00u; h++) {
         double v = ref_f16((uint16_t)h);
@@ -754,3 +754,11 @@ int unit_f16_from_f64_and_fma(void)
     }
     return 0;
 }
+
+static const tc_unit tests[] = {
+    UNIT(f16_exhaustive),      UNIT(f16_from_f32_edges),     UNIT(bf16_rounding_edges),
+    UNIT(tf32_rounding_edges), UNIT(tf32_split_error_bound), UNIT(fp8_conversions),
+    UNIT(i8_saturation),       UNIT(f16_from_f64_and_fma),   UNIT(rng_determinism),
+};
+
+int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

@@ -26,7 +26,7 @@ static float *fill(const char *precision, tc_input_dist dist, uint64_t seed, flo
     return h;
 }
 
-int unit_gemm_inputs_uniform_unchanged(void)
+static int unit_gemm_inputs_uniform_unchanged(void)
 {
     float *h32, *h = fill("f32", TC_INPUTS_UNIFORM, 5, &h32);
     tc_rng rng;
@@ -48,7 +48,7 @@ int unit_gemm_inputs_uniform_unchanged(void)
     return 0;
 }
 
-int unit_gemm_inputs_tf32_rounded_on_host(void)
+static int unit_gemm_inputs_tf32_rounded_on_host(void)
 {
     float *h32, *h = fill("tf32", TC_INPUTS_UNIFORM, 6, &h32);
     float *f32_h32, *f32_h = fill("f32", TC_INPUTS_UNIFORM, 6, &f32_h32);
@@ -73,7 +73,7 @@ int unit_gemm_inputs_tf32_rounded_on_host(void)
     return 0;
 }
 
-int unit_gemm_inputs_wide_range(void)
+static int unit_gemm_inputs_wide_range(void)
 {
     float *h32, *h = fill("f32", TC_INPUTS_WIDE, 7, &h32);
     int seen[TC_WIDE_EXP_MAX - TC_WIDE_EXP_MIN + 2] = {0};
@@ -103,7 +103,7 @@ int unit_gemm_inputs_wide_range(void)
 
 /* tc_bench_csv_open: the file gets exactly the header line; a path that cannot be written gives
  * NULL (the programs turn that into exit 2). */
-int unit_bench_csv_open_writes_header(void)
+static int unit_bench_csv_open_writes_header(void)
 {
     char path[] = "/tmp/tc_unit_csv_XXXXXX";
     const int fd = mkstemp(path);
@@ -125,3 +125,12 @@ int unit_bench_csv_open_writes_header(void)
     UNIT_CHECK(tc_bench_csv_open("/nonexistent-dir/x.csv") == NULL, "unwritable path accepted");
     return 0;
 }
+
+static const tc_unit tests[] = {
+    UNIT(gemm_inputs_uniform_unchanged),
+    UNIT(gemm_inputs_tf32_rounded_on_host),
+    UNIT(gemm_inputs_wide_range),
+    UNIT(bench_csv_open_writes_header),
+};
+
+int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

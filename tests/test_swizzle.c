@@ -10,7 +10,7 @@
 static const int chunk_counts[] = {1, 2, 4, 8};
 enum { N_COUNTS = sizeof chunk_counts / sizeof chunk_counts[0], ROWS = 256 };
 
-int unit_swizzle_permutes_rows_with_period_8(void)
+static int unit_swizzle_permutes_rows_with_period_8(void)
 {
     for (int ci = 0; ci < N_COUNTS; ci++) {
         const int chunks = chunk_counts[ci];
@@ -43,7 +43,7 @@ static int ways(const int groups[8])
 
 /* ldmatrix: each 8x8 matrix is 8 consecutive rows (starting at a multiple of 8) read at one
  * logical chunk, one row address per lane. */
-int unit_swizzle_ldmatrix_conflict_free(void)
+static int unit_swizzle_ldmatrix_conflict_free(void)
 {
     for (int ci = 0; ci < N_COUNTS; ci++) {
         const int chunks = chunk_counts[ci];
@@ -67,7 +67,7 @@ int unit_swizzle_ldmatrix_conflict_free(void)
 
 /* Tile loads: thread i of a phase writes the 16-byte chunk number q = q0 + i of the tile in
  * row-major order (row q / chunks, logical chunk q % chunks) to its swizzled position. */
-int unit_swizzle_store_phases_conflict_free(void)
+static int unit_swizzle_store_phases_conflict_free(void)
 {
     for (int ci = 0; ci < N_COUNTS; ci++) {
         const int chunks = chunk_counts[ci];
@@ -86,7 +86,7 @@ int unit_swizzle_store_phases_conflict_free(void)
 
 /* The worked example in common/swizzle.h and the chapter README (chunks = 4, logical chunk 0
  * of rows 0..7 in groups 0,4,1,5,2,6,3,7). */
-int unit_swizzle_documented_example(void)
+static int unit_swizzle_documented_example(void)
 {
     static const int want[8] = {0, 4, 1, 5, 2, 6, 3, 7};
     for (int r = 0; r < 8; r++) {
@@ -95,3 +95,12 @@ int unit_swizzle_documented_example(void)
     }
     return 0;
 }
+
+static const tc_unit tests[] = {
+    UNIT(swizzle_permutes_rows_with_period_8),
+    UNIT(swizzle_ldmatrix_conflict_free),
+    UNIT(swizzle_store_phases_conflict_free),
+    UNIT(swizzle_documented_example),
+};
+
+int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

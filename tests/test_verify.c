@@ -19,7 +19,7 @@ static long double naive(const tc_matrix *A, const tc_matrix *B, long i, long j)
     return s;
 }
 
-int unit_ref_gemm_matches_naive_loops(void)
+static int unit_ref_gemm_matches_naive_loops(void)
 {
     const tc_dtype types[] = {TC_F32, TC_F16, TC_BF16, TC_E4M3};
     tc_rng rng;
@@ -51,7 +51,7 @@ int unit_ref_gemm_matches_naive_loops(void)
     return 0;
 }
 
-int unit_ref_gemm_int8_exact(void)
+static int unit_ref_gemm_int8_exact(void)
 {
     /* Extreme int8 values: -128 * -128 * K = 16384 K must come out exact. */
     long M = 3, N = 2, K = 1000;
@@ -74,7 +74,7 @@ int unit_ref_gemm_int8_exact(void)
     return 0;
 }
 
-int unit_ref_gemm_sampled_equals_full(void)
+static int unit_ref_gemm_sampled_equals_full(void)
 {
     long M = 40, N = 30, K = 20;
     tc_rng rng;
@@ -107,7 +107,7 @@ int unit_ref_gemm_sampled_equals_full(void)
     return 0;
 }
 
-int unit_tolerance_table_scales_with_k(void)
+static int unit_tolerance_table_scales_with_k(void)
 {
     double a1, r1, a2, r2;
     const tc_precision *p = tc_precision_get("f16f32");
@@ -127,7 +127,7 @@ int unit_tolerance_table_scales_with_k(void)
  * the last 16-long k-slice (an off-by-one k-tile, a pipeline that does not drain) must FAIL at
  * K = 4096 and 8192, while the exact result rounded to the output type must PASS. A lost slice
  * has errors of rms 4/3 here (16 products of rms 1/3), independent of K. */
-int unit_tolerance_catches_lost_k_slice(void)
+static int unit_tolerance_catches_lost_k_slice(void)
 {
     const long M = 64, N = 64, K_max = 8192, SLICE = 16;
     tc_rng rng;
@@ -211,7 +211,7 @@ static void free_fixture(fixture *f)
     free(f->ref);
 }
 
-int unit_checker_accepts_correct_result(void)
+static int unit_checker_accepts_correct_result(void)
 {
     fixture f = make_fixture(TC_F32);
     tc_check_result r = tc_check(&f.C, &f.s, f.ref, tc_precision_get("f16f32"), 64, 1.0);
@@ -223,7 +223,7 @@ int unit_checker_accepts_correct_result(void)
     return 0;
 }
 
-int unit_checker_rejects_corrupted_element(void)
+static int unit_checker_rejects_corrupted_element(void)
 {
     fixture f = make_fixture(TC_F32);
     const tc_precision *p = tc_precision_get("f16f32");
@@ -241,7 +241,7 @@ int unit_checker_rejects_corrupted_element(void)
     return 0;
 }
 
-int unit_checker_rejects_nan(void)
+static int unit_checker_rejects_nan(void)
 {
     fixture f = make_fixture(TC_F32);
     f.c[3 + 4 * 20] = NAN; /* a NaN that is not the poison pattern */
@@ -258,7 +258,7 @@ int unit_checker_rejects_nan(void)
     return 0;
 }
 
-int unit_checker_rejects_unwritten_element(void)
+static int unit_checker_rejects_unwritten_element(void)
 {
     fixture f = make_fixture(TC_F32);
     memset(&f.c[19 + 29 * 20], tc_poison_byte(TC_F32), sizeof(float)); /* last element */
@@ -274,7 +274,7 @@ int unit_checker_rejects_unwritten_element(void)
     return 0;
 }
 
-int unit_checker_integers_exact(void)
+static int unit_checker_integers_exact(void)
 {
     fixture f = make_fixture(TC_I32);
     tc_check_result r = tc_check(&f.C, &f.s, f.ref, tc_precision_get("i8i32"), 64, 1.0);
@@ -286,7 +286,7 @@ int unit_checker_integers_exact(void)
     return 0;
 }
 
-int unit_checker_sampled_catches_bad_row(void)
+static int unit_checker_sampled_catches_bad_row(void)
 {
     /* A kernel that gets the last row wrong (a classic edge bug) must be caught by sampling. */
     long M = 300, N = 200, K = 50;
@@ -306,7 +306,7 @@ int unit_checker_sampled_catches_bad_row(void)
     return 0;
 }
 
-int unit_rel_fro_error_known_values(void)
+static int unit_rel_fro_error_known_values(void)
 {
     /* C = [3, 4] scaled by 0.5 against ref [1, 2]: error [0.5, 0], ||err|| = 0.5,
      * ||ref|| = sqrt(5), ratio 0.5 / sqrt(5) = 0.2236... */
@@ -322,3 +322,14 @@ int unit_rel_fro_error_known_values(void)
     UNIT_CHECK(isnan(tc_rel_fro_error(&C, &s, ref, 0.5)), "NaN in C must give NaN");
     return 0;
 }
+
+static const tc_unit tests[] = {
+    UNIT(ref_gemm_matches_naive_loops),      UNIT(ref_gemm_int8_exact),
+    UNIT(ref_gemm_sampled_equals_full),      UNIT(tolerance_table_scales_with_k),
+    UNIT(tolerance_catches_lost_k_slice),    UNIT(checker_accepts_correct_result),
+    UNIT(checker_rejects_corrupted_element), UNIT(checker_rejects_nan),
+    UNIT(checker_rejects_unwritten_element), UNIT(checker_integers_exact),
+    UNIT(checker_sampled_catches_bad_row),   UNIT(rel_fro_error_known_values),
+};
+
+int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

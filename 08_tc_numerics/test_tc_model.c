@@ -1,5 +1,5 @@
-/* tests/test_tc_model.c - the tensor-core numerics model and its probes (common/tc_model.c,
- * common/tc_probe.c; chapter 08).
+/* 08_tc_numerics/test_tc_model.c - the tensor-core numerics model and its probes (tc_model.c,
+ * tc_probe.c; chapter 08).
  *
  * What these prove, without a GPU:
  *   - the formats decode and encode exactly like common/convert.c's independent conversions;
@@ -62,7 +62,7 @@ static int check_dot(const tc_model_params *p, const uint32_t *a, const uint32_t
 }
 
 /* ---- formats ------------------------------------------------------------------------------- */
-int unit_tc_model_formats_match_convert(void)
+static int unit_tc_model_formats_match_convert(void)
 {
     for (uint32_t h = 0; h < 65536; h++) { /* f16 and bf16: every pattern */
         const double v = tc_fmt_to_double(TC_FMT_F16, h), w = tc_f16_to_f32((uint16_t)h);
@@ -102,7 +102,7 @@ int unit_tc_model_formats_match_convert(void)
 /* ---- the naive members against independent oracles ------------------------------------------ */
 static const int k_of[TC_FMT_E5M2 + 1] = {16, 16, 8, 32, 32};
 
-int unit_tc_model_fma_chain_matches_fmaf(void)
+static int unit_tc_model_fma_chain_matches_fmaf(void)
 {
     tc_rng rng;
     tc_rng_seed(&rng, 8);
@@ -133,7 +133,7 @@ int unit_tc_model_fma_chain_matches_fmaf(void)
     return 0;
 }
 
-int unit_tc_model_exact_matches_double(void)
+static int unit_tc_model_exact_matches_double(void)
 {
     /* uniform inputs: every f16 product is a multiple of 2^-48 below 1, c a multiple of 2^-26
      * below 4 (uniform distribution): 16 of them sum exactly in 53 bits, so the double sum is
@@ -165,7 +165,7 @@ static void set_a(tc_model_params *p)
     p->frac_bits = 26;
 }
 
-int unit_tc_model_hand_set_a(void)
+static int unit_tc_model_hand_set_a(void)
 {
     tc_model_params p;
     set_a(&p);
@@ -251,7 +251,7 @@ static void set_b(tc_model_params *p)
     p->sub_in = p->sub_out = TC_SUB_FLUSH;
 }
 
-int unit_tc_model_hand_set_b(void)
+static int unit_tc_model_hand_set_b(void)
 {
     tc_model_params p;
     set_b(&p);
@@ -307,7 +307,7 @@ int unit_tc_model_hand_set_b(void)
 /* Set C: e4m3 in, f32 out, one block of 32, F = 13 (a 14-bit accumulator), truncation, fused:
  * what the DeepSeek-V3 report describes for Hopper's FP8 path (a hypothesis, not a
  * measurement). */
-int unit_tc_model_hand_set_c(void)
+static int unit_tc_model_hand_set_c(void)
 {
     tc_model_params p;
     tc_model_params_default(&p, TC_FMT_E4M3, TC_FMT_F32, 32);
@@ -343,7 +343,7 @@ static void set_d(tc_model_params *p)
     p->out_round = TC_RNE;
 }
 
-int unit_tc_model_hand_set_d(void)
+static int unit_tc_model_hand_set_d(void)
 {
     tc_model_params p;
     set_d(&p);
@@ -406,7 +406,7 @@ static int recover(const tc_model_params *truth, const char *name, long search_n
     return 0;
 }
 
-int unit_tc_probe_recovers_parameter_sets(void)
+static int unit_tc_probe_recovers_parameter_sets(void)
 {
     tc_model_params p;
     set_a(&p);
@@ -435,7 +435,7 @@ int unit_tc_probe_recovers_parameter_sets(void)
     return 0;
 }
 
-int unit_tc_probe_recovers_naive_models(void)
+static int unit_tc_probe_recovers_naive_models(void)
 {
     tc_model_params p;
     tc_model_params_fma_chain(&p, TC_FMT_F16, TC_FMT_F32, 16);
@@ -468,7 +468,7 @@ static int fit_predicts(const tc_model_params *p, int it)
 
 /* Realistic members (truncating alignment, block of 4 or more, RZ or RNE results, F where the
  * probes can see it): the fitted model must predict every random dot product. */
-int unit_tc_probe_sweep_realistic(void)
+static int unit_tc_probe_sweep_realistic(void)
 {
     tc_rng rng;
     tc_rng_seed(&rng, 2024);
@@ -530,7 +530,7 @@ static void rounded_products_box(void *vctx, long n, const uint32_t *a, const ui
     }
 }
 
-int unit_tc_probe_negative_controls(void)
+static int unit_tc_probe_negative_controls(void)
 {
     wrap_ctx w;
     set_a(&w.p);
@@ -583,7 +583,7 @@ static void tf32_box(void *vctx, long n, const uint32_t *a, const uint32_t *b, c
     }
 }
 
-int unit_tc_probe_tf32_low_bits_reported(void)
+static int unit_tc_probe_tf32_low_bits_reported(void)
 {
     for (int mode = 0; mode < 3; mode++) {
         tf32_ctx t;
@@ -602,7 +602,7 @@ int unit_tc_probe_tf32_low_bits_reported(void)
     return 0;
 }
 
-int unit_tc_model_params_check(void)
+static int unit_tc_model_params_check(void)
 {
     tc_model_params p;
     set_a(&p);
@@ -684,7 +684,7 @@ static void set_fp8_emulation(tc_model_params *p, tc_fmt in, tc_fmt out)
 static const tc_fmt fp8_in[4] = {TC_FMT_E4M3, TC_FMT_E5M2, TC_FMT_E4M3, TC_FMT_E5M2};
 static const tc_fmt fp8_out[4] = {TC_FMT_F32, TC_FMT_F32, TC_FMT_F16, TC_FMT_F16};
 
-int unit_tc_model_hand_fp8_emulation(void)
+static int unit_tc_model_hand_fp8_emulation(void)
 {
     tc_model_params p;
     set_fp8_emulation(&p, TC_FMT_E4M3, TC_FMT_F32);
@@ -758,7 +758,7 @@ int unit_tc_model_hand_fp8_emulation(void)
  * values as f16 (exact), one f16 instruction from zero on k = 0, 1 (mod 4), one on k = 2, 3 (mod
  * 4) from the first one's result, then the host's f32 addition (FADD: to nearest even, C11) or an
  * f16 one (HADD2: convert.c's f16 fma with a factor 1, rounded once). */
-int unit_tc_model_fp8_emulation_matches_sass_sequence(void)
+static int unit_tc_model_fp8_emulation_matches_sass_sequence(void)
 {
     tc_rng rng;
     tc_rng_seed(&rng, 90);
@@ -798,7 +798,7 @@ int unit_tc_model_fp8_emulation_matches_sass_sequence(void)
     return 0;
 }
 
-int unit_tc_probe_recovers_fp8_emulation(void)
+static int unit_tc_probe_recovers_fp8_emulation(void)
 {
     for (int v = 0; v < 4; v++) {
         tc_model_params p;
@@ -816,7 +816,7 @@ int unit_tc_probe_recovers_fp8_emulation(void)
  * every one so that 3000 random dot products find no mismatch. Left out: f16 results whose add
  * chain rounds its blocks to f32 differently from the result (one dot product in thousands shows
  * it, with contiguous blocks too: a known limit of the elimination). */
-int unit_tc_probe_sweep_layouts(void)
+static int unit_tc_probe_sweep_layouts(void)
 {
     tc_rng rng;
     tc_rng_seed(&rng, 2025);
@@ -910,7 +910,7 @@ static void parse_hex32(const char *s, uint32_t *v)
     for (int i = 0; i < 32; i++) v[i] = (uint32_t)strtoul(end, &end, 16);
 }
 
-int unit_tc_model_fp8_reproduces_gpu_mismatches(void)
+static int unit_tc_model_fp8_reproduces_gpu_mismatches(void)
 {
     for (size_t e = 0; e < sizeof gpu_mismatches / sizeof gpu_mismatches[0]; e++) {
         const int v = gpu_mismatches[e].v;
@@ -1011,7 +1011,7 @@ static int put_pow2(tc_fmt f, uint32_t *a, uint32_t *b, int pos, int neg, int e)
     return 0;
 }
 
-int unit_tc_model_fp8_predicts_gpu_diagnostic(void)
+static int unit_tc_model_fp8_predicts_gpu_diagnostic(void)
 {
     for (size_t row = 0; row < sizeof diag_rows / sizeof diag_rows[0]; row++) {
         const int v = diag_rows[row].v, E = diag_rows[row].E, l = diag_rows[row].l;
@@ -1056,7 +1056,7 @@ static void set_h200_f16f16(tc_model_params *p)
     p->chain_round = p->out_round = TC_RNE;
 }
 
-int unit_tc_model_hand_tiny_zero(void)
+static int unit_tc_model_hand_tiny_zero(void)
 {
     tc_model_params ieee, pos;
     set_h200_f16f16(&ieee);
@@ -1146,7 +1146,7 @@ int unit_tc_model_hand_tiny_zero(void)
 
 /* The first of the three mismatches, as the program printed it: c in decimal (%.9g of the f16
  * value), a and b in hex (f16 bits in the low 16), the GPU's d and the fit's. */
-int unit_tc_model_f16f16_reproduces_gpu_zero_sign(void)
+static int unit_tc_model_f16f16_reproduces_gpu_zero_sign(void)
 {
     static const char *const c_txt = "-5.70416451e-05";
     static const char *const a_txt = "00000458 00008cc1 00000fd9 00000496 00008cfe 000000ad "
@@ -1206,7 +1206,7 @@ static int recover_tiny(tc_model_params *p, const char *name, int observable)
     return 0;
 }
 
-int unit_tc_probe_recovers_tiny_zero(void)
+static int unit_tc_probe_recovers_tiny_zero(void)
 {
     tc_model_params p;
     set_h200_f16f16(&p); /* decided by the crafted probe: the rounding is known */
@@ -1239,3 +1239,30 @@ int unit_tc_probe_recovers_tiny_zero(void)
     if (recover_tiny(&p, "f16 -> f16, RD", 0)) return 1;
     return 0;
 }
+
+static const tc_unit tests[] = {
+    UNIT(tc_model_formats_match_convert),
+    UNIT(tc_model_fma_chain_matches_fmaf),
+    UNIT(tc_model_exact_matches_double),
+    UNIT(tc_model_hand_set_a),
+    UNIT(tc_model_hand_set_b),
+    UNIT(tc_model_hand_set_c),
+    UNIT(tc_model_hand_set_d),
+    UNIT(tc_model_params_check),
+    UNIT(tc_probe_recovers_parameter_sets),
+    UNIT(tc_probe_recovers_naive_models),
+    UNIT(tc_probe_sweep_realistic),
+    UNIT(tc_probe_negative_controls),
+    UNIT(tc_probe_tf32_low_bits_reported),
+    UNIT(tc_model_hand_fp8_emulation),
+    UNIT(tc_model_fp8_emulation_matches_sass_sequence),
+    UNIT(tc_probe_recovers_fp8_emulation),
+    UNIT(tc_probe_sweep_layouts),
+    UNIT(tc_model_fp8_reproduces_gpu_mismatches),
+    UNIT(tc_model_fp8_predicts_gpu_diagnostic),
+    UNIT(tc_model_hand_tiny_zero),
+    UNIT(tc_model_f16f16_reproduces_gpu_zero_sign),
+    UNIT(tc_probe_recovers_tiny_zero),
+};
+
+int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

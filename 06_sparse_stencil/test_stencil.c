@@ -1,4 +1,4 @@
-/* tests/test_stencil.c - CPU tests of 06_sparse_stencil's host-side transforms and of the
+/* 06_sparse_stencil/test_stencil.c - CPU tests of 06_sparse_stencil's host-side transforms and of the
  * lane-level arithmetic of its tensor-core kernels (06_sparse_stencil/stencil_bands.h):
  *   - the banded matrices reproduce one stencil row, for every radius 1..7, box and star;
  *   - the strided swap is a permutation, and after it every 4-chunk of every band holds at most
@@ -18,7 +18,7 @@
  *     while it catches a dropped tap. */
 #include "unit.h"
 
-#include "../06_sparse_stencil/stencil_bands.h"
+#include "stencil_bands.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -45,7 +45,7 @@ static void weights(int r, int star, int integer, tc_rng *rng, double *w)
 
 static double f16v(tc_rng *rng) { return tc_f16_to_f32(tc_f32_to_f16(tc_rng_uniform(rng, -1, 1))); }
 
-int unit_stencil_band_matches_weights(void)
+static int unit_stencil_band_matches_weights(void)
 {
     tc_rng rng;
     tc_rng_seed(&rng, 11);
@@ -108,7 +108,7 @@ static int max_chunk_nonzeros(int r, int swap)
     return most;
 }
 
-int unit_stencil_swap_makes_bands_2of4(void)
+static int unit_stencil_swap_makes_bands_2of4(void)
 {
     int seen[ST_K] = {0};
     for (int p = 0; p < ST_K; p++) {
@@ -130,7 +130,7 @@ int unit_stencil_swap_makes_bands_2of4(void)
     return 0;
 }
 
-int unit_stencil_compress_roundtrip_metadata(void)
+static int unit_stencil_compress_roundtrip_metadata(void)
 {
     tc_rng rng;
     tc_rng_seed(&rng, 12);
@@ -193,7 +193,7 @@ static void sparse_row_product(const st_sparse_a *c, const double *in, double ou
     }
 }
 
-int unit_stencil_sparse_product_reproduces_stencil(void)
+static int unit_stencil_sparse_product_reproduces_stencil(void)
 {
     tc_rng rng;
     tc_rng_seed(&rng, 13);
@@ -335,7 +335,7 @@ static void emu_ldmatrix_x4(const uint16_t *smem, const int addr[32], uint32_t r
         }
 }
 
-int unit_stencil_fragment_maps_are_bijections(void)
+static int unit_stencil_fragment_maps_are_bijections(void)
 {
     int seen_a[16][16] = {{0}}, seen_b[32][8] = {{0}}, seen_c[16][8] = {{0}},
         seen_c16[16][8] = {{0}};
@@ -377,7 +377,7 @@ int unit_stencil_fragment_maps_are_bijections(void)
     return 0;
 }
 
-int unit_stencil_smem_tile_conflict_free(void)
+static int unit_stencil_smem_tile_conflict_free(void)
 {
     const int WX = 4, R = 3;
     for (int S = 2; S <= 8; S *= 2) {
@@ -483,7 +483,7 @@ static long emulate_warp(int R, int S, int sparse, int sel_flip, const double *w
     return bad;
 }
 
-int unit_stencil_lane_emulation_reproduces_stencil(void)
+static int unit_stencil_lane_emulation_reproduces_stencil(void)
 {
     tc_rng rng;
     tc_rng_seed(&rng, 14);
@@ -528,7 +528,7 @@ static void random_grid(long n, tc_rng *rng, uint16_t *g)
     for (long i = 0; i < n; i++) g[i] = tc_f32_to_f16(tc_rng_uniform(rng, -1, 1));
 }
 
-int unit_stencil_reference_frame_and_cones(void)
+static int unit_stencil_reference_frame_and_cones(void)
 {
     tc_rng rng;
     tc_rng_seed(&rng, 15);
@@ -622,7 +622,7 @@ static void fake_gpu(const double *w, int r, long NY, long NX, const uint16_t *g
     free(a), free(b);
 }
 
-int unit_stencil_error_bound_covers_and_catches(void)
+static int unit_stencil_error_bound_covers_and_catches(void)
 {
     tc_rng rng;
     tc_rng_seed(&rng, 16);
@@ -669,3 +669,17 @@ int unit_stencil_error_bound_covers_and_catches(void)
     }
     return 0;
 }
+
+static const tc_unit tests[] = {
+    UNIT(stencil_band_matches_weights),
+    UNIT(stencil_swap_makes_bands_2of4),
+    UNIT(stencil_compress_roundtrip_metadata),
+    UNIT(stencil_sparse_product_reproduces_stencil),
+    UNIT(stencil_fragment_maps_are_bijections),
+    UNIT(stencil_smem_tile_conflict_free),
+    UNIT(stencil_lane_emulation_reproduces_stencil),
+    UNIT(stencil_reference_frame_and_cones),
+    UNIT(stencil_error_bound_covers_and_catches),
+};
+
+int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

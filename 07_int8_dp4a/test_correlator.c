@@ -1,4 +1,4 @@
-/* tests/test_correlator.c - CPU tests of 07_correlator's layouts and arithmetic (the index
+/* 07_int8_dp4a/test_correlator.c - CPU tests of 07_correlator's layouts and arithmetic (the index
  * formulas and host helpers of 07_int8_dp4a/correlator.h, which the kernels use too):
  *   - the baseline numbering and its inverse (also with the float estimate the kernels use);
  *   - the packed layout, byte for byte, with the zero padding of the last time block;
@@ -12,7 +12,7 @@
  *     past it is inexact but within the rounding bound. */
 #include "unit.h"
 
-#include "../07_int8_dp4a/correlator.h"
+#include "correlator.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -27,7 +27,7 @@ static void fill(int8_t *x, size_t n, int edge, tc_rng *rng)
     }
 }
 
-int unit_corr_baseline_index_roundtrip(void)
+static int unit_corr_baseline_index_roundtrip(void)
 {
     long b = 0;
     for (long i = 0; i < 3000; i++)
@@ -55,7 +55,7 @@ int unit_corr_baseline_index_roundtrip(void)
     return 0;
 }
 
-int unit_corr_pack_layout(void)
+static int unit_corr_pack_layout(void)
 {
     const long S = 3, C = 2, T = 70, R = 2 * S, nb = corr_time_blocks(T);
     UNIT_CHECK(nb == 3, "70 samples -> 3 blocks of 32");
@@ -92,7 +92,7 @@ int unit_corr_pack_layout(void)
     return 0;
 }
 
-int unit_corr_reference_matches_complex(void)
+static int unit_corr_reference_matches_complex(void)
 {
     const long S = 5, C = 2, T = 37;
     const size_t n = (size_t)C * T * S * 4;
@@ -194,7 +194,7 @@ static void dp4a_model(const int8_t *packed, long S, long T, long c, long i, lon
     *im = negated ? d : d + colsum;
 }
 
-int unit_corr_dp4a_packing_model(void)
+static int unit_corr_dp4a_packing_model(void)
 {
     const long S = 4, C = 1, T = 100;
     const size_t n = (size_t)C * T * S * 4;
@@ -233,7 +233,7 @@ int unit_corr_dp4a_packing_model(void)
 }
 
 /* ---- the IMMA formulation on the host -------------------------------------------------------- */
-int unit_corr_imma_formulation_model(void)
+static int unit_corr_imma_formulation_model(void)
 {
     const long S = 3, C = 2, T = 75, R = 2 * S, nb = corr_time_blocks(T);
     const size_t n = (size_t)C * T * S * 4;
@@ -303,7 +303,7 @@ static float fp32_chain(const int8_t *x, long S, long T, long i, long j, int im)
     return acc;
 }
 
-int unit_corr_fp32_exactness_bound(void)
+static int unit_corr_fp32_exactness_bound(void)
 {
     const long S = 3, T = 1024;
     int8_t *x = (int8_t *)malloc((size_t)T * S * 4);
@@ -340,3 +340,11 @@ int unit_corr_fp32_exactness_bound(void)
     free(y);
     return 0;
 }
+
+static const tc_unit tests[] = {
+    UNIT(corr_baseline_index_roundtrip),  UNIT(corr_pack_layout),
+    UNIT(corr_reference_matches_complex), UNIT(corr_dp4a_packing_model),
+    UNIT(corr_imma_formulation_model),    UNIT(corr_fp32_exactness_bound),
+};
+
+int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

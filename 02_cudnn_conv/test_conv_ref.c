@@ -1,4 +1,4 @@
-/* tests/test_conv_ref.c - convolution shapes, tensor layouts and the FP64 convolution reference.
+/* 02_cudnn_conv/test_conv_ref.c - convolution shapes, tensor layouts and the FP64 convolution reference.
  * The reference is checked against an independent formulation (im2col + tc_ref_gemm, itself tested
  * against naive loops in test_verify.c) and against a hand-worked case. */
 #include "unit.h"
@@ -16,7 +16,7 @@ static tc_conv_shape shape(int n, int c, int h, int w, int k, int r, int s, int 
     return x;
 }
 
-int unit_conv_shape_check(void)
+static int unit_conv_shape_check(void)
 {
     /* P = (H + 2 pad - ((R-1) dil + 1)) / stride + 1 */
     static const struct {
@@ -99,7 +99,7 @@ int unit_conv_shape_check(void)
     return 0;
 }
 
-int unit_conv_tensor_index_and_to_nhwc(void)
+static int unit_conv_tensor_index_and_to_nhwc(void)
 {
     /* C = 3, H = 4, W = 5 (N = 2: 120 elements). */
     static const struct {
@@ -212,7 +212,7 @@ static void im2col(const tc_conv_shape *s, const void *x, const void *w, tc_dtyp
                 }
 }
 
-int unit_conv_ref_matches_im2col_gemm(void)
+static int unit_conv_ref_matches_im2col_gemm(void)
 {
     /* Hand-worked: a 3x3 image of ones, one 3x3 filter of ones, pad 1: each output counts the
      * taps inside the image: corners 2*2 = 4, edges 2*3 = 6, centre 9. */
@@ -301,7 +301,7 @@ int unit_conv_ref_matches_im2col_gemm(void)
     return 0;
 }
 
-int unit_conv_ref_sampled_equals_full(void)
+static int unit_conv_ref_sampled_equals_full(void)
 {
     tc_conv_shape s = shape(2, 8, 11, 11, 6, 3, 3, 1, 1, 2, 2, 1, 1);
     UNIT_CHECK(tc_conv_shape_check(&s) == NULL && s.p == 6 && s.q == 6, "P x Q = %d x %d", s.p,
@@ -341,3 +341,12 @@ int unit_conv_ref_sampled_equals_full(void)
     free(w);
     return 0;
 }
+
+static const tc_unit tests[] = {
+    UNIT(conv_shape_check),
+    UNIT(conv_tensor_index_and_to_nhwc),
+    UNIT(conv_ref_matches_im2col_gemm),
+    UNIT(conv_ref_sampled_equals_full),
+};
+
+int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

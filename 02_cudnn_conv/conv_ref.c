@@ -1,4 +1,4 @@
-/* common/conv_ref.c - see conv_ref.h. */
+/* 02_cudnn_conv/conv_ref.c - see conv_ref.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "conv_ref.h"
 

@@ -1,4 +1,4 @@
-/* common/tc_model.c - see tc_model.h.
+/* 08_tc_numerics/tc_model.c - see tc_model.h.
  *
  * Every value is an integer significand and a power of two. Sums are taken exactly in a
  * fixed-point accumulator wide enough for every product of every format here (2^-448 .. 2^319,

@@ -1,4 +1,4 @@
-/* common/tc_model.h - a bit-accurate CPU model of what a tensor core computes for one output
+/* 08_tc_numerics/tc_model.h - a bit-accurate CPU model of what a tensor core computes for one output
  * element, D = A*B + C, parameterised by the features that differ between GPU generations
  * (chapter 08). Integer significands only: no host floating-point arithmetic decides a bit.
  *

@@ -1,4 +1,4 @@
-/* common/tc_probe.h - the probes of chapter 08: crafted dot products that decide, one feature at
+/* 08_tc_numerics/tc_probe.h - the probes of chapter 08: crafted dot products that decide, one feature at
  * a time, how a tensor core adds products, and the random search that validates the fitted
  * model. Everything here talks to a "black box" that computes dot products; the chapter program
  * plugs in the GPU's mma.sync, the CPU tests plug in the model itself (tc_box_model) and check

@@ -1,4 +1,4 @@
-/* common/dp4a_model.c - see dp4a_model.h. */
+/* 07_int8_dp4a/dp4a_model.c - see dp4a_model.h. */
 #include "dp4a_model.h"
 
 int32_t tc_byte_of(uint32_t w, int k, int is_signed)

@@ -1,4 +1,4 @@
-/* tests/test_dp4a_model.c - the CPU models of dp4a and dp2a (common/dp4a_model.c) that chapter 07
+/* 07_int8_dp4a/test_dp4a_model.c - the CPU models of dp4a and dp2a (dp4a_model.c) that chapter 07
  * checks the GPU against, bit for bit. Here the models are checked against answers worked out by
  * hand (written in the comments) and against an independent oracle: the bytes as C reads them
  * from memory, which on a little-endian host is the packing the models implement with shifts. */
@@ -10,7 +10,7 @@
 #include <string.h>
 
 /* the hand-worked example of chapter 07's README */
-int unit_dp4a_model_hand_worked(void)
+static int unit_dp4a_model_hand_worked(void)
 {
     const int ea[4] = {1, -2, 3, -128}, eb[4] = {127, 5, -1, 2};
     const uint32_t a = tc_pack_bytes(ea), b = tc_pack_bytes(eb);
@@ -31,7 +31,7 @@ int unit_dp4a_model_hand_worked(void)
     return 0;
 }
 
-int unit_dp4a_model_edges_and_wraparound(void)
+static int unit_dp4a_model_edges_and_wraparound(void)
 {
     /* -128 * -128 four times: 65536, the largest signed dot product */
     UNIT_CHECK(tc_dp4a(0x80808080u, 1, 0x80808080u, 1, 0) == 65536u, "(-128)^2 x 4");
@@ -50,7 +50,7 @@ int unit_dp4a_model_edges_and_wraparound(void)
     return 0;
 }
 
-int unit_dp2a_model_hand_worked(void)
+static int unit_dp2a_model_hand_worked(void)
 {
     const int ha[2] = {-32768, 32767}, eb[4] = {-128, 127, 1, -1};
     const uint32_t a = tc_pack_halves(ha), b = tc_pack_bytes(eb);
@@ -70,7 +70,7 @@ int unit_dp2a_model_hand_worked(void)
 
 /* Random words against the bytes C reads from memory (little-endian host: element k is the byte
  * at address k, which is the packing of the models). */
-int unit_dp4a_model_matches_memory_order(void)
+static int unit_dp4a_model_matches_memory_order(void)
 {
     const uint32_t probe = 0x04030201u;
     unsigned char bytes[4];
@@ -109,3 +109,12 @@ int unit_dp4a_model_matches_memory_order(void)
     }
     return 0;
 }
+
+static const tc_unit tests[] = {
+    UNIT(dp4a_model_hand_worked),
+    UNIT(dp4a_model_edges_and_wraparound),
+    UNIT(dp2a_model_hand_worked),
+    UNIT(dp4a_model_matches_memory_order),
+};
+
+int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

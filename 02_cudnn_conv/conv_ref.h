@@ -1,4 +1,4 @@
-/* common/conv_ref.h - 2D convolution shapes, tensor layouts and the FP64 CPU reference.
+/* 02_cudnn_conv/conv_ref.h - 2D convolution shapes, tensor layouts and the FP64 CPU reference.
  *
  * Used by chapter 02 (cuDNN convolution) and chapter 06 (stencils as single-channel
  * convolutions). Convolution here means what cuDNN calls CUDNN_CROSS_CORRELATION (no filter

@@ -1,21 +1,22 @@
-/* 05_mma_ptx/ptx_wrappers.cuh - the inline PTX of chapter 05, one small function per instruction,
- * each with the fragment layout it assumes. This is the file to copy (with common/cp_async.cuh
- * and common/ldmatrix.cuh, which it includes).
+/* common/mma_sync.cuh - mma.sync (sm_80+) as small inline-PTX functions, one per instruction, each
+ * with the fragment layout it assumes. Chapter 05 teaches them and builds its GEMM ladder on them;
+ * chapters 06 (dense stencil bands) and 08 (the numerics probes) use them too. It includes
+ * common/cp_async.cuh and common/ldmatrix.cuh, so one include gives a kernel everything it needs
+ * to feed mma.sync from shared memory; copy the three files together.
  *
  *   mma_m16n8k16_f16f32   mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32    D = A B + D
  *   mma_m16n8k16_bf16f32  mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32  D = A B + D
  *   mma_m16n8k16_f16f16   mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16    D = A B + D, f16 D
- *                         (used by chapters 06 and 08, which include this file)
  *   ldmatrix_x4           ldmatrix.sync.aligned.m8n8.x4.shared.b16             4 8x8 tiles
  *   ldmatrix_x4_trans     ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16       the same, transposed
  *   smem_u32              the shared-memory address ldmatrix and cp.async take
- *                         (these three: common/ldmatrix.cuh, shared with chapter 07)
+ *                         (these three: common/ldmatrix.cuh)
  *   cp_async_16           cp.async.cg.shared.global [dst], [src], 16, src_bytes
  *   cp_async_commit_group, cp_async_wait_group<N>   (these three: common/cp_async.cuh)
  *
  * Every layout below is the PTX ISA's ("Matrix Fragments for mma.m16n8k16 with floating point
  * type", "Warp-level matrix load instruction: ldmatrix"), checked on the GPU by the one-warp unit
- * tests of 05_mma_probe --test before any GEMM uses it.
+ * tests of 05_mma_probe --test (chapter 05) before any GEMM uses it.
  *
  * Notation. lane = 0..31; g = lane / 4 ("groupID", 0..7); t = lane % 4 ("threadID_in_group",
  * 0..3). A 32-bit register holding two 16-bit values keeps the lower-indexed element in its low
@@ -28,8 +29,8 @@
  *     row 7:     L28  L29  L30  L31
  *
  * Requires sm_80 (bf16 mma, cp.async); ldmatrix and the f16 mma exist from sm_75. */
-#ifndef PTX_WRAPPERS_CUH
-#define PTX_WRAPPERS_CUH
+#ifndef TC_MMA_SYNC_CUH
+#define TC_MMA_SYNC_CUH
 
 #include "cp_async.cuh"
 #include "ldmatrix.cuh"
@@ -37,7 +38,7 @@
 #include <stdint.h>
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-#error "05_mma_ptx needs sm_80 or newer (bf16 mma.sync, cp.async)"
+#error "mma_sync.cuh needs sm_80 or newer (m16n8k16 mma.sync, bf16, cp.async)"
 #endif
 
 /* ---- mma.sync m16n8k16, f32 accumulate ---------------------------------------------------------
@@ -110,4 +111,4 @@ static __device__ __forceinline__ void mma_m16n8k16_f16f16(uint32_t (&d)[2], con
  * In common/cp_async.cuh (self-contained, shared with chapters 03 and 04): copy it with this
  * file. */
 
-#endif /* PTX_WRAPPERS_CUH */
+#endif /* TC_MMA_SYNC_CUH */

@@ -1,4 +1,4 @@
-/* common/tc_probe.c - see tc_probe.h.
+/* 08_tc_numerics/tc_probe.c - see tc_probe.h.
  *
  * The probes in the order they run, each with the vectors it uses (E: the exponent of a "big"
  * product, chosen inside the input and output ranges; x: a small term; q = 2^(E-F)):

@@ -1,4 +1,4 @@
-/* common/dp4a_model.h - bit-exact CPU models of the CUDA-core integer dot products (chapter 07):
+/* 07_int8_dp4a/dp4a_model.h - bit-exact CPU models of the CUDA-core integer dot products (chapter 07):
  * dp4a (__dp4a) and dp2a (__dp2a_lo, __dp2a_hi), in every signedness PTX offers.
  *
  * Packing. A 32-bit word holds four 8-bit elements (dp4a, dp2a's b) or two 16-bit elements
