@@ -215,8 +215,11 @@ $(foreach c,$(CHAPTERS),$(eval $(call chapter_rules,$(c)))$(eval CPU_TESTS += $(
 
 all: $(LIBCOMMON) $(CPU_TESTS) $(BUILT_PROGRAMS) $(SKIPPED_PROGRAMS:%=skip-%) ## build everything into build/ (default)
 
-test: all ## build, then run the CPU unit tests, the build of each chapter on its own, the bad-input tests and every chapter's --test
-	@TC_HAVE_CUDNN="$(HAVE_CUDNN)" TC_NVCC="$(NVCC)" tests/run_tests.sh $(BUILD) \
+# REQUIRE_GPU=1: every skip fails (a GPU run where everything must run); also read from the
+# environment as TC_REQUIRE_GPU
+REQUIRE_GPU ?= $(TC_REQUIRE_GPU)
+test: all ## build, then run the CPU unit tests, the build of each chapter on its own, the bad-input tests and every chapter's --test (REQUIRE_GPU=1: a skip fails)
+	@TC_REQUIRE_GPU="$(REQUIRE_GPU)" TC_HAVE_CUDNN="$(HAVE_CUDNN)" TC_NVCC="$(NVCC)" tests/run_tests.sh $(BUILD) \
 		$(foreach t,$(CPU_TESTS),--unit $(t)) $(foreach c,$(CHAPTERS),--chapter $(c)) \
 		$(call programs,$(CHAPTERS))
 

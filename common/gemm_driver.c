@@ -17,38 +17,56 @@
 #define FULL_CHECK_LIMIT 2147483648.0
 #define SAMPLE_RANDOM    4096
 
+/* How the operands sit in memory, per operand (A, B, C): ld_pad is added to the leading
+ * dimension (3: rows no longer 16-byte aligned; 8: aligned, but ld != the row length), offset
+ * moves the first element that many elements past cudaMalloc's (256-byte aligned) address. */
+enum { OP_A, OP_B, OP_C, N_OPERANDS };
+typedef struct {
+    int ld_pad[N_OPERANDS], offset[N_OPERANDS];
+} operand_layout;
+// clang-format off
+#define ALL3(x) {(x), (x), (x)}
+// clang-format on
+
 /* The --test matrix. Every case runs C = alpha*A*B + beta*C; `scale` picks (alpha, beta):
  * 0 = (1, 0), 1 = (0.75, -1.25) or for integers (2, -1) so that C is read back, 2 = (0.75, 0)
- * or (2, 0): alpha alone, C still poisoned and never to be read. ld_pad is added to every
- * leading dimension (3: rows no longer 16-byte aligned; 8: aligned, but ld != the row length);
- * offset moves A, B and C that many elements past an aligned address. */
+ * or (2, 0): alpha alone, C still poisoned and never to be read. Mixed layouts (one operand
+ * aligned, another not) take the kernels' vector and scalar load paths in one launch. */
 typedef struct {
     int M, N, K;
-    int scale, ld_pad, offset;
+    int scale;
+    operand_layout mem;
 } test_case;
 static const test_case test_cases[] = {
-    {1, 1, 1, 0, 0, 0},
-    {17, 33, 65, 0, 0, 0},
-    {64, 64, 64, 0, 0, 0},
-    {100, 37, 513, 0, 0, 0},
-    {256, 512, 128, 0, 0, 0},
-    {17, 33, 65, 1, 0, 0},
-    {100, 37, 513, 2, 0, 0},
-    {40, 72, 40, 1, 0, 0},
-    {100, 40, 520, 0, 3, 0},
-    {64, 64, 64, 0, 8, 0},
-    {64, 64, 64, 0, 8, 8},
-    {100, 37, 513, 0, 0, 1},
-    {17, 33, 65, 1, 3, 1},
-    {64, 64, 64, 0, 0, 1},
-    {17, 37, 64, 1, 3, 0},
-    /* the first 15 are the small ones (make sanitize) */
-    {1000, 1000, 1000, 0, 0, 0},
-    {4093, 1021, 2053, 0, 0, 0},
-    {1000, 1000, 1000, 1, 0, 0},
+    {.M = 1, .N = 1, .K = 1},
+    {.M = 17, .N = 33, .K = 65},
+    {.M = 64, .N = 64, .K = 64},
+    {.M = 100, .N = 37, .K = 513},
+    {.M = 256, .N = 512, .K = 128},
+    {.M = 17, .N = 33, .K = 65, .scale = 1},
+    {.M = 100, .N = 37, .K = 513, .scale = 2},
+    {.M = 40, .N = 72, .K = 40, .scale = 1},
+    {.M = 100, .N = 40, .K = 520, .mem = {.ld_pad = ALL3(3)}},
+    {.M = 64, .N = 64, .K = 64, .mem = {.ld_pad = ALL3(8)}},
+    {.M = 64, .N = 64, .K = 64, .mem = {.ld_pad = ALL3(8), .offset = ALL3(8)}},
+    {.M = 100, .N = 37, .K = 513, .mem = {.offset = ALL3(1)}},
+    {.M = 17, .N = 33, .K = 65, .scale = 1, .mem = {.ld_pad = ALL3(3), .offset = ALL3(1)}},
+    {.M = 64, .N = 64, .K = 64, .mem = {.offset = ALL3(1)}},
+    {.M = 17, .N = 37, .K = 64, .scale = 1, .mem = {.ld_pad = ALL3(3)}},
+    /* mixed: A aligned and B not, B aligned and A not, C alone unaligned, one pointer off */
+    {.M = 64, .N = 64, .K = 64, .mem = {.ld_pad = {0, 3, 0}}},
+    {.M = 96, .N = 80, .K = 136, .mem = {.ld_pad = {3, 0, 0}}},
+    {.M = 64, .N = 72, .K = 64, .scale = 1, .mem = {.ld_pad = {0, 0, 3}}},
+    {.M = 100, .N = 37, .K = 513, .mem = {.offset = {0, 1, 0}}},
+    {.M = 48, .N = 40, .K = 72, .mem = {.ld_pad = {8, 0, 0}, .offset = {0, 0, 1}}},
+    /* the cases above are the small ones (make sanitize runs them alone) */
+    {.M = 1000, .N = 1000, .K = 1000},
+    {.M = 4093, .N = 1021, .K = 2053},
+    {.M = 1000, .N = 1000, .K = 1000, .scale = 1},
+    {.M = 96, .N = 80, .K = 8195}, /* a long K: the accumulators' error grows with it */
 };
 static const int n_test_cases = (int)(sizeof test_cases / sizeof test_cases[0]);
-#define N_SMALL_TEST_CASES 15
+#define N_SMALL_TEST_CASES 20
 
 typedef struct {
     int ran, skipped, pass;
@@ -157,6 +175,37 @@ static size_t matrix_elems(tc_layout layout, long rows, long cols, long ld)
     return (size_t)(layout == TC_ROW_MAJOR ? rows : cols) * (size_t)ld;
 }
 
+/* ---- guards around C ------------------------------------------------------------------------ */
+size_t tc_gemm_guard_elems(long ldc, tc_dtype out)
+{
+    const size_t bytes = tc_dtype_size(out), min_elems = (TC_GEMM_GUARD_BYTES + bytes - 1) / bytes;
+    return (size_t)ldc > min_elems ? (size_t)ldc : min_elems;
+}
+
+long tc_gemm_outside_writes(const void *all_c, tc_dtype out, size_t head, size_t nc, long ldc,
+                            long inner_len, size_t tail)
+{
+    long outside = 0;
+    for (size_t i = 0; i < head; i++) outside += !tc_is_poison(all_c, out, i);
+    for (size_t idx = 0; idx < nc; idx++)
+        if ((long)(idx % (size_t)ldc) >= inner_len && !tc_is_poison(all_c, out, head + idx))
+            outside++;
+    for (size_t i = 0; i < tail; i++) outside += !tc_is_poison(all_c, out, head + nc + i);
+    return outside;
+}
+
+static void print_operand_mods(const char *what, const int mods[N_OPERANDS])
+{
+    if (mods[OP_A] == mods[OP_B] && mods[OP_B] == mods[OP_C]) {
+        if (mods[OP_A]) printf("%s+%d ", what, mods[OP_A]);
+        return;
+    }
+    printf("%s+(A%d,B%d,C%d) ", what, mods[OP_A], mods[OP_B], mods[OP_C]);
+}
+
+/* packed operands at cudaMalloc's addresses: the default and --bench layout */
+static const operand_layout packed = {.ld_pad = ALL3(0), .offset = ALL3(0)};
+
 /* ---- one case: inputs, poisoned output, launch, check, optionally time ---------------------- */
 typedef struct {
     const tc_gemm_variant *v;
@@ -182,7 +231,7 @@ static const scalars test_scalars[3][2] = {
     {{1.0f, 0.0f}, {1.0f, 0.0f}}, {{0.75f, -1.25f}, {2.0f, -1.0f}}, {{0.75f, 0.0f}, {2.0f, 0.0f}}};
 
 static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N, long K,
-                     int ld_pad, int offset, uint64_t seed, int warmup, int reps, int data_err,
+                     const operand_layout *mem, uint64_t seed, int warmup, int reps, int data_err,
                      scalars ab, tc_input_dist dist, case_result *res)
 {
     memset(res, 0, sizeof *res);
@@ -196,9 +245,9 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
     p.a_layout = v->a_layout;
     p.b_layout = v->b_layout;
     p.c_layout = v->c_layout;
-    p.lda = leading_dim(v->a_layout, M, K, ld_pad);
-    p.ldb = leading_dim(v->b_layout, K, N, ld_pad);
-    p.ldc = leading_dim(v->c_layout, M, N, ld_pad);
+    p.lda = leading_dim(v->a_layout, M, K, mem->ld_pad[OP_A]);
+    p.ldb = leading_dim(v->b_layout, K, N, mem->ld_pad[OP_B]);
+    p.ldc = leading_dim(v->c_layout, M, N, mem->ld_pad[OP_C]);
     p.alpha = ab.alpha;
     p.beta = ab.beta;
     p.chapter_ctx = chapter_ctx;
@@ -206,7 +255,7 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
     size_t na = matrix_elems(v->a_layout, M, K, p.lda), nb = matrix_elems(v->b_layout, K, N, p.ldb),
            nc = matrix_elems(v->c_layout, M, N, p.ldc);
     size_t sa = tc_dtype_size(prec->in), sc = tc_dtype_size(prec->out);
-    void *h_a = tc_xmalloc(na * sa), *h_b = tc_xmalloc(nb * sa), *h_c = tc_xmalloc(nc * sc);
+    void *h_a = tc_xmalloc(na * sa), *h_b = tc_xmalloc(nb * sa);
     tc_rng rng;
     tc_rng_seed(&rng, seed);
     /* the f32 data before rounding: for vs_f32data, and for rows whose inputs the kernel must
@@ -217,20 +266,27 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
     tc_gemm_fill_matrix(h_a, h_a32, prec, dist, M, K, v->a_layout, p.lda, &rng);
     tc_gemm_fill_matrix(h_b, h_b32, prec, dist, K, N, v->b_layout, p.ldb, &rng);
 
-    /* Device buffers start `offset` elements past cudaMalloc's (256-byte aligned) address. */
+    /* Device buffers start `offset` elements past cudaMalloc's (256-byte aligned) address. C is
+     * followed by a poisoned guard, so that a write past its end shows. */
+    const size_t off_a = (size_t)mem->offset[OP_A], off_b = (size_t)mem->offset[OP_B],
+                 off_c = (size_t)mem->offset[OP_C];
+    const size_t tail_c = tc_gemm_guard_elems(p.ldc, prec->out);
+    const size_t all_c = off_c + nc + tail_c;
     char *d_a = NULL, *d_b = NULL, *d_c = NULL;
-    TC_CUDA_CHECK(cudaMalloc((void **)&d_a, (na + (size_t)offset) * sa));
-    TC_CUDA_CHECK(cudaMalloc((void **)&d_b, (nb + (size_t)offset) * sa));
-    TC_CUDA_CHECK(cudaMalloc((void **)&d_c, (nc + (size_t)offset) * sc));
-    p.d_a = d_a + (size_t)offset * sa;
-    p.d_b = d_b + (size_t)offset * sa;
-    p.d_c = d_c + (size_t)offset * sc;
+    TC_CUDA_CHECK(cudaMalloc((void **)&d_a, (na + off_a) * sa));
+    TC_CUDA_CHECK(cudaMalloc((void **)&d_b, (nb + off_b) * sa));
+    TC_CUDA_CHECK(cudaMalloc((void **)&d_c, all_c * sc));
+    p.d_a = d_a + off_a * sa;
+    p.d_b = d_b + off_b * sa;
+    p.d_c = d_c + off_c * sc;
     TC_CUDA_CHECK(cudaMemcpy((void *)p.d_a, raw_upload ? (const void *)h_a32 : h_a, na * sa,
                              cudaMemcpyHostToDevice));
     TC_CUDA_CHECK(cudaMemcpy((void *)p.d_b, raw_upload ? (const void *)h_b32 : h_b, nb * sa,
                              cudaMemcpyHostToDevice));
-    TC_CUDA_CHECK(cudaMemset(d_c, tc_poison_byte(prec->out), (nc + (size_t)offset) * sc));
-    void *h_c0 = NULL; /* C before the call, when beta != 0 */
+    TC_CUDA_CHECK(cudaMemset(d_c, tc_poison_byte(prec->out), all_c * sc));
+    unsigned char *h_all_c = (unsigned char *)tc_xmalloc(all_c * sc);
+    void *h_c = h_all_c + off_c * sc; /* C itself, inside the copy with its guards */
+    void *h_c0 = NULL;                /* C before the call, when beta != 0 */
     if (ab.beta != 0.0f) {
         h_c0 = tc_xmalloc(nc * sc);
         memset(h_c0, tc_poison_byte(prec->out), nc * sc);
@@ -255,7 +311,8 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
         launch_ctx lc = {v, &p};
         launch_once(&lc, stream);
         TC_CUDA_CHECK(cudaStreamSynchronize(stream));
-        TC_CUDA_CHECK(cudaMemcpy(h_c, p.d_c, nc * sc, cudaMemcpyDeviceToHost));
+        /* C with its guards: the elements before it, C, and the tail after it */
+        TC_CUDA_CHECK(cudaMemcpy(h_all_c, d_c, all_c * sc, cudaMemcpyDeviceToHost));
         res->ran = 1;
 
         tc_matrix A = tc_matrix_make(h_a, prec->in, M, K, v->a_layout, p.lda);
@@ -277,21 +334,16 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
         double s = tc_matrix_absmax(&A) * tc_matrix_absmax(&B) * fmax(1.0, fabs(ab.alpha));
         res->check = tc_check(&C, &sample, ref, prec, K, s);
         res->pass = res->check.pass;
-        /* the padding between rows (columns) of C must still hold what it held: the poison */
-        long outside = 0, inner_len = v->c_layout == TC_ROW_MAJOR ? N : M;
-        for (size_t idx = 0; idx < nc; idx++)
-            if ((long)(idx % (size_t)p.ldc) >= inner_len && !tc_is_poison(h_c, prec->out, idx))
-                outside++;
-        if (offset > 0) { /* and so must the elements before C's first one */
-            unsigned char *head = (unsigned char *)tc_xmalloc((size_t)offset * sc);
-            TC_CUDA_CHECK(cudaMemcpy(head, d_c, (size_t)offset * sc, cudaMemcpyDeviceToHost));
-            for (int i = 0; i < offset; i++) outside += !tc_is_poison(head, prec->out, (size_t)i);
-            free(head);
-        }
+        /* the padding between rows (columns) of C, the elements before it and the tail after it
+         * must still hold what they held: the poison */
+        const long outside = tc_gemm_outside_writes(h_all_c, prec->out, off_c, nc, p.ldc,
+                                                    v->c_layout == TC_ROW_MAJOR ? N : M, tail_c);
         if (outside) {
             res->pass = 0;
             snprintf(res->message, sizeof res->message,
-                     "%ld elements written outside C (row padding or before its start)", outside);
+                     "%ld elements written outside C (row padding, before its start or past its "
+                     "end)",
+                     outside);
         }
         if (data_err) {
             tc_matrix A32 = tc_matrix_make(h_a32, TC_F32, M, K, v->a_layout, p.lda);
@@ -316,7 +368,7 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
     TC_CUDA_CHECK(cudaFree(d_c));
     free(h_a);
     free(h_b);
-    free(h_c);
+    free(h_all_c);
     free(h_c0);
     free(h_a32);
     free(h_b32);
@@ -426,15 +478,15 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
             }
             case_result r;
             uint64_t seed = a->seed * 1000003u + (uint64_t)(vi * 100 + ci);
-            run_case(v, ctx, M, N, K, tcase->ld_pad, tcase->offset, seed, 0, 0, 0, ab, dist, &r);
+            run_case(v, ctx, M, N, K, &tcase->mem, seed, 0, 0, 0, ab, dist, &r);
             printf("%s %-18s %5ldx%-5ldx%-5ld ",
                    r.skipped ? "SKIP"
                    : r.pass  ? "PASS"
                              : "FAIL",
                    v->name, M, N, K);
             if (tcase->scale) printf("alpha=%g beta=%g ", ab.alpha, ab.beta);
-            if (tcase->ld_pad) printf("ld+%d ", tcase->ld_pad);
-            if (tcase->offset) printf("ptr+%d ", tcase->offset);
+            print_operand_mods("ld", tcase->mem.ld_pad);
+            print_operand_mods("ptr", tcase->mem.offset);
             if (r.skipped) {
                 printf("%s\n", r.message);
                 skipped++;
@@ -474,7 +526,7 @@ static int mode_default(const tc_gemm_chapter *ch, const tc_args *a, const tc_de
             else
                 snprintf(r->message, sizeof r->message, "skipped: needs sm_%d", v->min_cc);
         } else {
-            run_case(v, ctx, M, N, K, 0, 0, a->seed, a->warmup, a->reps, 1, plain, dist, r);
+            run_case(v, ctx, M, N, K, &packed, a->seed, a->warmup, a->reps, 1, plain, dist, r);
             ran += !r->skipped;
             failed += !r->pass && !r->skipped;
         }
@@ -541,7 +593,7 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
             b->v = v;
             b->M = M, b->N = N, b->K = K;
             fprintf(info, "bench %s %ldx%ldx%ld ...\n", v->name, M, N, K);
-            run_case(v, ctx, M, N, K, 0, 0, a->seed + (uint64_t)si, a->warmup, a->reps, 1, plain,
+            run_case(v, ctx, M, N, K, &packed, a->seed + (uint64_t)si, a->warmup, a->reps, 1, plain,
                      TC_INPUTS_UNIFORM, &b->r);
         }
     }
@@ -554,8 +606,9 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
         b->v = v;
         b->M = x->M, b->N = x->N, b->K = x->K;
         fprintf(info, "bench %s %dx%dx%d ...\n", x->label, x->M, x->N, x->K);
-        run_case(v, ctx, x->M, x->N, x->K, x->ld_pad, x->offset_elems, a->seed, a->warmup, a->reps,
-                 1, plain, TC_INPUTS_UNIFORM, &b->r);
+        const operand_layout mem = {.ld_pad = ALL3(x->ld_pad), .offset = ALL3(x->offset_elems)};
+        run_case(v, ctx, x->M, x->N, x->K, &mem, a->seed, a->warmup, a->reps, 1, plain,
+                 TC_INPUTS_UNIFORM, &b->r);
     }
 
     FILE *csv = tc_bench_csv_open(a->csv_path);

@@ -62,7 +62,7 @@ typedef struct {
     const char *label;    /* the CSV's variant column, e.g. "f16f32_lda+1" */
     const char *baseline; /* row (label or variant name) it is compared with */
     int M, N, K;
-    int ld_pad;       /* added to lda and ldb */
+    int ld_pad;       /* added to every leading dimension */
     int offset_elems; /* A, B and C start this many elements past an aligned address */
 } tc_gemm_bench_extra;
 
@@ -105,6 +105,16 @@ typedef enum { TC_INPUTS_UNIFORM, TC_INPUTS_WIDE } tc_input_dist;
  * The same seed gives the same f32 values for every precision. */
 void tc_gemm_fill_matrix(void *h, float *h32, const tc_precision *p, tc_input_dist dist, long rows,
                          long cols, tc_layout layout, long ld, tc_rng *rng);
+
+/* The guard after C: at least one row (column, for a column-major C) and TC_GEMM_GUARD_BYTES,
+ * poisoned before the launch, like the padding between C's rows and the elements before it. */
+#define TC_GEMM_GUARD_BYTES 256
+size_t tc_gemm_guard_elems(long ldc, tc_dtype out);
+/* The number of elements of C's guards that no longer hold the poison: all_c is C (nc elements,
+ * leading dimension ldc, inner_len of each ldc written) with `head` elements before it and `tail`
+ * after it. Nonzero means the kernel wrote outside C. */
+long tc_gemm_outside_writes(const void *all_c, tc_dtype out, size_t head, size_t nc, long ldc,
+                            long inner_len, size_t tail);
 
 /* Parses the command line (exit 2 on bad usage, before any CUDA call), opens the device (exit 77
  * without one) and runs the mode. Returns the process exit code. */

@@ -175,9 +175,16 @@ void tc_device_open(tc_device_info *info, int min_cc, const char *program)
     memset(info, 0, sizeof *info);
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0)
+    /* Skipped (77) only when there is nothing to run on: no GPU, or no (new enough) driver. Any
+     * other error (a broken driver, busy or unavailable devices) is a failure that names it. */
+    if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver || (!err && count == 0))
         tc_skip(program, "no CUDA GPU visible (cudaGetDeviceCount: %s)",
                 err != cudaSuccess ? cudaGetErrorName(err) : "0 devices");
+    if (err != cudaSuccess) {
+        fprintf(stderr, "%s: the CUDA runtime cannot use the GPU: cudaGetDeviceCount: %s (%s)\n",
+                program, cudaGetErrorName(err), cudaGetErrorString(err));
+        exit(TC_EXIT_WRONG);
+    }
     info->device = 0;
     TC_CUDA_CHECK(cudaSetDevice(info->device));
     struct cudaDeviceProp prop;

@@ -357,6 +357,12 @@ int tc_test_finish(const char *program, int passed, int failed, int skipped)
 {
     printf("%s --test: %d passed, %d failed, %d skipped\n", program, passed, failed, skipped);
     if (failed) return TC_EXIT_WRONG;
+    const char *require = getenv("TC_REQUIRE_GPU");
+    if (skipped && require && strcmp(require, "1") == 0) {
+        printf("FAIL: %d case%s skipped, and TC_REQUIRE_GPU=1 asks for every case to run\n",
+               skipped, skipped > 1 ? "s" : "");
+        return TC_EXIT_WRONG;
+    }
     if (!passed) tc_skip(program, "no variant can run on this GPU");
     return TC_EXIT_PASS;
 }

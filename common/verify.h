@@ -113,8 +113,9 @@ tc_check_result tc_check(const tc_matrix *C, const tc_sample *s, const double *r
 double tc_rel_fro_error(const tc_matrix *C, const tc_sample *s, const double *ref, double scale);
 /* --test bookkeeping shared by the chapter drivers. tc_test_line_end finishes a test line with
  * the check (or, when the case did not run, the reason) and counts it; tc_test_finish prints
- * "<program> --test: N passed, N failed, N skipped" and returns the exit code (it exits 77 when
- * nothing could run). */
+ * "<program> --test: N passed, N failed, N skipped" (tests/run_tests.sh reads that line) and
+ * returns the exit code: 1 when a case failed, or when a case was skipped and the environment
+ * has TC_REQUIRE_GPU=1 (a run in which everything must run); it exits 77 when nothing could run. */
 void tc_test_line_end(int ran, int pass, const tc_check_result *r, const char *why, int *passed,
                       int *failed);
 int tc_test_finish(const char *program, int passed, int failed, int skipped);

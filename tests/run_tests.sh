@@ -10,7 +10,10 @@
 #   3. the bad-input tests: every chapter program called with malformed or out-of-range arguments
 #      must exit 2 and say why on stderr (no GPU needed), and --help/--list must exit 0;
 #   4. every program's --test on the GPU: exit 0 passes, 77 is skipped (reason printed), anything
-#      else fails. Logs go to BUILD/logs/.
+#      else fails; cases a program skipped inside its --test are added to the skipped count. Logs go
+#      to BUILD/logs/.
+# TC_REQUIRE_GPU=1 turns every skip into a failure. Each test has a timeout (TC_TEST_TIMEOUT,
+# TC_UNIT_TIMEOUT, TC_BAD_INPUT_TIMEOUT, in seconds); a timeout is a failure that says so.
 # A program is named as FOLDER/PROGRAM (01_cublas_tensor_op/01_cublas_tensor_op); the binary is
 # BUILD/bin/PROGRAM and FOLDER/bad_args.txt holds the chapter's extra bad inputs.
 # Ends with exactly one line "N passed, N failed, N skipped"; exits 1 if anything failed.
@@ -32,6 +35,25 @@ result() { # status name [detail]
     printf '%-4s %-58s %s\n' "$1" "$2" "${3:-}"
     case $1 in PASS) passed=$((passed + 1)) ;; FAIL) failed=$((failed + 1)) ;; SKIP) skipped=$((skipped + 1)) ;; esac
 }
+# TC_REQUIRE_GPU=1 (make test REQUIRE_GPU=1): nothing may be skipped, so a skip is a failure
+require_gpu=${TC_REQUIRE_GPU:-0}
+export TC_REQUIRE_GPU=$require_gpu # the programs read it too: a skipped case fails their --test
+skip_or_fail() { # name reason
+    if [ "$require_gpu" = 1 ]; then result FAIL "$1" "skipped, and REQUIRE_GPU=1: $2"; else result SKIP "$1" "$2"; fi
+}
+# A program missing from BUILD/bin is skipped only when the build said why (BUILD/skipped/PROGRAM);
+# otherwise it should have been built, and its absence is a failure.
+not_built() { # name program
+    if [ -f "$build/skipped/$2" ]; then
+        skip_or_fail "$1" "$(cat "$build/skipped/$2")"
+    else
+        result FAIL "$1" "$build/bin/$2 is missing and the build gave no reason (run make)"
+    fi
+}
+# Timeouts in seconds: a hung kernel or an endless loop fails its test instead of hanging make test.
+test_timeout=${TC_TEST_TIMEOUT:-900}
+unit_timeout=${TC_UNIT_TIMEOUT:-300}
+bad_input_timeout=${TC_BAD_INPUT_TIMEOUT:-30}
 
 # ---- 1. CPU unit tests ---------------------------------------------------------------------------
 for unit in "${units[@]}"; do
@@ -39,12 +61,12 @@ for unit in "${units[@]}"; do
     label=${unit#"$build"/tests/}
     if [ -x "$unit" ] && names=$("$unit" --list) && [ -n "$names" ]; then
         for t in $names; do
-            if out=$("$unit" "$t" 2>&1); then
-                result PASS "unit $label: $t"
-            else
-                result FAIL "unit $label: $t"
-                printf '%s\n' "$out" | sed 's/^/     | /'
-            fi
+            out=$(timeout -k 5 "$unit_timeout" "$unit" "$t" 2>&1)
+            case $? in
+            0) result PASS "unit $label: $t" ;;
+            124 | 137) result FAIL "unit $label: $t" "timed out after $unit_timeout s (TC_UNIT_TIMEOUT)" ;;
+            *) result FAIL "unit $label: $t"; printf '%s\n' "$out" | sed 's/^/     | /' ;;
+            esac
         done
     else
         result FAIL "unit $label" "$unit is missing or lists no tests"
@@ -64,19 +86,26 @@ done
 
 # ---- 3. bad input (no GPU needed) ------------------------------------------------------------------
 # Every program gets these; a chapter adds its own in <folder>/bad_args.txt (one per line; every
-# program of the folder must reject each of them).
+# program of the folder must reject each of them). A line "ARGS => TEXT" also names a fragment of
+# the message the right check prints: the test then passes only when stderr contains TEXT, so a
+# line rejected by some unrelated check fails.
 default_bad_args=(
-    "--size 0x5x5" "--size abc" "--size 5x5" "--size 5x5x5x5" "--size 4x-4x4" "--size 2000000x8x8"
-    "--size 300000x300000x300000" "--variant nope" "--reps -1" "--reps 0" "--reps x" "--reps"
-    "--warmup -3" "--seed -1" "--seed 12abc" "--seed +5" "--reps +5" "--frobnicate" "--test --bench"
-    "--csv out.csv" "--bench --csv /nonexistent-dir/out.csv"
+    "--size 0x5x5 => every dimension must be in 1.." "--size abc => expected MxNxK"
+    "--size 5x5 => expected MxNxK" "--size 5x5x5x5 => expected MxNxK" "--size 4x-4x4 => expected MxNxK"
+    "--size 2000000x8x8 => every dimension must be in 1.." "--size 300000x300000x300000 => GiB"
+    "--variant nope => unknown variant 'nope'" "--reps -1 => --reps" "--reps 0 => --reps"
+    "--reps x => --reps" "--reps => --reps needs a value" "--warmup -3 => --warmup"
+    "--seed -1 => --seed" "--seed 12abc => --seed" "--seed +5 => --seed" "--reps +5 => --reps"
+    "--frobnicate => --frobnicate" "--test --bench => exclude each other"
+    "--csv out.csv => --csv goes with --bench" "--bench --csv /nonexistent-dir/out.csv => cannot write"
 )
+# A program that does not take --size rejects every --size line with its own message.
+no_size_fragment="takes no --size"
 for item in "$@"; do
     dir=${item%%/*} c=${item#*/}
     bin=$build/bin/$c
     if [ ! -x "$bin" ]; then
-        reason=$(cat "$build/skipped/$c" 2>/dev/null || echo "not built")
-        result SKIP "$c/bad-input" "$reason"
+        not_built "$c/bad-input" "$c"
         continue
     fi
     cases=("${default_bad_args[@]}")
@@ -86,18 +115,29 @@ for item in "$@"; do
             cases+=("$line")
         done <"$dir/bad_args.txt"
     fi
-    for args in "${cases[@]}"; do
+    takes_size=1
+    "$bin" --help 2>/dev/null | grep -q -- '--size' || takes_size=0
+    for line in "${cases[@]}"; do
+        args=${line%% => *} want=""
+        [ "$args" != "$line" ] && want=${line#* => }
+        case $args in --size*) [ $takes_size = 0 ] && want=$no_size_fragment ;; esac
         # shellcheck disable=SC2086 # the arguments are split on purpose
-        err=$("$bin" $args 2>&1 >/dev/null)
+        err=$(timeout -k 5 "$bad_input_timeout" "$bin" $args 2>&1 >/dev/null)
         rc=$?
-        if [ "$rc" = 2 ] && [ -n "$err" ]; then
+        if [ "$rc" = 2 ] && [ -n "$err" ] && { [ -z "$want" ] || [[ $err == *"$want"* ]]; }; then
             result PASS "$c/bad-input: $args"
+        elif [ "$rc" = 2 ] && [ -n "$err" ]; then
+            result FAIL "$c/bad-input: $args" "rejected by another check: stderr '$err', expected '$want'"
         else
-            result FAIL "$c/bad-input: $args" "exit $rc, stderr: ${err:-<empty>}"
+            result FAIL "$c/bad-input: $args" "exit $rc (want 2), stderr: ${err:-<empty>}"
         fi
     done
     for args in --help --list; do
-        if "$bin" $args >/dev/null 2>&1; then result PASS "$c/$args"; else result FAIL "$c/$args" "exit $?"; fi
+        if timeout -k 5 "$bad_input_timeout" "$bin" $args >/dev/null 2>&1; then
+            result PASS "$c/$args"
+        else
+            result FAIL "$c/$args" "exit $?"
+        fi
     done
 done
 
@@ -106,17 +146,27 @@ for item in "$@"; do
     c=${item#*/}
     bin=$build/bin/$c
     if [ ! -x "$bin" ]; then
-        result SKIP "$c --test" "$(cat "$build/skipped/$c" 2>/dev/null || echo "not built")"
+        not_built "$c --test" "$c"
         continue
     fi
     log=$build/logs/$c.test.log
-    "$bin" --test >"$log" 2>&1
+    timeout -k 10 "$test_timeout" "$bin" --test >"$log" 2>&1
     rc=$?
+    # the program's own count: "<program> --test: N passed, N failed, N skipped"
+    counts=$(grep -E -- '--test: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' "$log" | tail -n 1)
+    inner_skipped=$(printf '%s' "$counts" | sed -nE 's/.* ([0-9]+) skipped.*/\1/p')
     case $rc in
-    0) result PASS "$c --test" "$(grep -c '^PASS' "$log") cases, log $log" ;;
-    77) result SKIP "$c --test" "$(grep -m1 '^SKIP' "$log" | sed 's/^SKIP: //')" ;;
+    0)
+        detail="${counts#*--test: }, log $log"
+        [ -n "$counts" ] || detail="$(grep -c '^PASS' "$log") cases, log $log"
+        result PASS "$c --test" "$detail"
+        # cases the program skipped count in the summary too
+        skipped=$((skipped + ${inner_skipped:-0}))
+        ;;
+    77) skip_or_fail "$c --test" "$(grep -m1 '^SKIP' "$log" | sed 's/^SKIP: //')" ;;
+    124 | 137) result FAIL "$c --test" "timed out after $test_timeout s (TC_TEST_TIMEOUT), log $log" ;;
     *)
-        result FAIL "$c --test" "exit $rc, log $log"
+        result FAIL "$c --test" "exit $rc${counts:+ (${counts#*--test: })}, log $log"
         grep -E '^FAIL|error' "$log" | head -n 20 | sed 's/^/     | /'
         ;;
     esac

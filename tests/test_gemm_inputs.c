@@ -126,11 +126,50 @@ static int unit_bench_csv_open_writes_header(void)
     return 0;
 }
 
+/* The guards around C catch a write into the padding between rows, before C and past its end,
+ * for every output type, while a C written only inside its rows passes. */
+static int unit_gemm_guards_catch_outside_writes(void)
+{
+    const tc_dtype types[] = {TC_F32, TC_F16, TC_BF16, TC_I32};
+    for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+        const tc_dtype t = types[ti];
+        const long rows = 5, inner = 7, ld = 9; /* 2 elements of padding per row */
+        const size_t head = 2, nc = (size_t)(rows * ld), tail = tc_gemm_guard_elems(ld, t);
+        UNIT_CHECK(tail >= (size_t)ld && tail * tc_dtype_size(t) >= TC_GEMM_GUARD_BYTES,
+                   "guard of %zu elements is shorter than a row or %d bytes", tail,
+                   TC_GEMM_GUARD_BYTES);
+        const size_t all = head + nc + tail, bytes = tc_dtype_size(t);
+        unsigned char *buf = (unsigned char *)tc_xmalloc(all * bytes);
+        memset(buf, tc_poison_byte(t), all * bytes);
+        for (long r = 0; r < rows; r++)
+            for (long c = 0; c < inner; c++) tc_store(buf, t, head + (size_t)(r * ld + c), 1.0);
+        UNIT_CHECK(tc_gemm_outside_writes(buf, t, head, nc, ld, inner, tail) == 0,
+                   "a C written inside its rows was reported (%s)", tc_dtype_name(t));
+        /* one stray element at a time: padding, before C, just past C, at the guard's end */
+        const size_t strays[] = {head + (size_t)(2 * ld + inner),
+                                 head + (size_t)(ld - 1),
+                                 0,
+                                 head - 1,
+                                 head + nc,
+                                 all - 1};
+        for (size_t si = 0; si < sizeof strays / sizeof strays[0]; si++) {
+            unsigned char saved[8];
+            memcpy(saved, buf + strays[si] * bytes, bytes);
+            tc_store(buf, t, strays[si], 2.0);
+            const long got = tc_gemm_outside_writes(buf, t, head, nc, ld, inner, tail);
+            memcpy(buf + strays[si] * bytes, saved, bytes);
+            UNIT_CHECK(got == 1, "a write at element %zu of %zu was not caught (%s, got %ld)",
+                       strays[si], all, tc_dtype_name(t), got);
+        }
+        free(buf);
+    }
+    return 0;
+}
+
 static const tc_unit tests[] = {
-    UNIT(gemm_inputs_uniform_unchanged),
-    UNIT(gemm_inputs_tf32_rounded_on_host),
-    UNIT(gemm_inputs_wide_range),
-    UNIT(bench_csv_open_writes_header),
+    UNIT(gemm_inputs_uniform_unchanged),    UNIT(gemm_inputs_tf32_rounded_on_host),
+    UNIT(gemm_inputs_wide_range),           UNIT(bench_csv_open_writes_header),
+    UNIT(gemm_guards_catch_outside_writes),
 };
 
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }
