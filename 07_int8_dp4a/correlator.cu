@@ -336,11 +336,13 @@ constexpr int MMA_M = 16, MMA_N = 8, MMA_K = 32;
 constexpr int IM_WARPS_R = 2, IM_WARPS_S = 2; /* warps per block: rows x columns */
 constexpr int IM_WARP_R = TILE_R / IM_WARPS_R, IM_WARP_S = TILE_R / IM_WARPS_S; /* 32 x 32 */
 constexpr int IM_THREADS = 32 * IM_WARPS_R * IM_WARPS_S;
-constexpr int IM_MT = IM_WARP_R / MMA_M, IM_NT = IM_WARP_S / MMA_N; /* mma tiles per warp: 2x4 */
+/* [[maybe_unused]]: below sm_80 the kernel's body is compiled out, and these with it */
+[[maybe_unused]] constexpr int IM_MT = IM_WARP_R / MMA_M,
+                               IM_NT = IM_WARP_S / MMA_N; /* mma tiles per warp: 2x4 */
 constexpr int IM_STAGES = 4;        /* cp.async ring depth (time blocks) */
 constexpr int IM_ROWS = 2 * TILE_R; /* smem rows per stage: A receivers, B receivers */
 constexpr int IM_CHUNKS = CORR_RECORD_BYTES / 16; /* 16-byte chunks per record: 4 */
-constexpr int IM_STAGE_BYTES = IM_ROWS * CORR_RECORD_BYTES;
+[[maybe_unused]] constexpr int IM_STAGE_BYTES = IM_ROWS * CORR_RECORD_BYTES;
 static_assert(MMA_K == CORR_TB, "one time block = one k-step");
 static_assert(TILE_R % IM_WARPS_R == 0 && TILE_R % IM_WARPS_S == 0, "warps split the tile");
 static_assert(IM_CHUNKS == 4, "64-byte records: the swizzle and the re/im chunk numbers 0,1 | 2,3");
@@ -352,9 +354,9 @@ static_assert(TILE_R % 8 == 0 && IM_WARP_R % 8 == 0 && IM_WARP_S % 8 == 0,
 static_assert(IM_STAGES >= 2, "a ring");
 
 /* one time block of the tile's row and column receivers into stage buffer `st` */
-static __device__ __forceinline__ void imma_load_stage(uint32_t st, const int8_t *__restrict__ x,
-                                                       int R, int ntb, int c, int b, int rbase,
-                                                       int sbase, int tid)
+[[maybe_unused]] static __device__ __forceinline__ void
+imma_load_stage(uint32_t st, const int8_t *__restrict__ x, int R, int ntb, int c, int b, int rbase,
+                int sbase, int tid)
 {
 #pragma unroll
     for (int k = 0; k < IM_ROWS * IM_CHUNKS / IM_THREADS; k++) {
