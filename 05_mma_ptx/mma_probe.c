@@ -17,6 +17,7 @@
 #include "convert.h"
 #include "cublas_gemm.h"
 #include "harness.h"
+#include "program.h"
 #include "verify.h"
 
 #include <stdlib.h>
@@ -535,16 +536,19 @@ static int default_tests(const tc_args *a, const tc_device_info *dev)
 
 int main(int argc, char **argv)
 {
-    static const tc_probe_program program = {
-        {PROGRAM, "mma.sync/ldmatrix/cp.async unit tests and the mma.sync throughput ceiling",
-         type_names, N_TYPES, 0 /* no --size */, 20, 5, NULL, 0},
-        80,
-        0,
-        NULL,
-        print_list,
-        tc_cublas_print_version,
-        mode_test,
-        mode_measure,
-        default_tests};
-    return tc_probe_main(argc, argv, &program);
+    static const tc_program program = {
+        .cli = {.program = PROGRAM,
+                .summary = "mma.sync/ldmatrix/cp.async unit tests and the mma.sync throughput "
+                           "ceiling",
+                TC_VARIANT_TABLE(type_names),
+                .default_reps = 20,
+                .default_warmup = 5},
+        .min_cc = 80,
+        .list = print_list,
+        .init = tc_cublas_program_init,
+        .test = mode_test,
+        .measure = mode_measure,
+        .default_tests = default_tests,
+    };
+    return tc_program_main(argc, argv, &program);
 }

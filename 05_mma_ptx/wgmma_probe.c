@@ -14,6 +14,7 @@
 #include "check.h"
 #include "convert.h"
 #include "harness.h"
+#include "program.h"
 #include "verify.h"
 
 #include <stdlib.h>
@@ -251,16 +252,19 @@ static int default_tests(const tc_args *a, const tc_device_info *dev)
 
 int main(int argc, char **argv)
 {
-    static const tc_probe_program program = {
-        {PROGRAM, "wgmma/TMA unit tests and the wgmma throughput ceiling (sm_90a)", type_names,
-         N_TYPES, 0 /* no --size */, 20, 5, NULL, 0},
-        90,
-        90,
-        "wgmma and TMA code is built for sm_90a only",
-        print_list,
-        NULL,
-        mode_test,
-        mode_measure,
-        default_tests};
-    return tc_probe_main(argc, argv, &program);
+    static const tc_program program = {
+        .cli = {.program = PROGRAM,
+                .summary = "wgmma/TMA unit tests and the wgmma throughput ceiling (sm_90a)",
+                TC_VARIANT_TABLE(type_names),
+                .default_reps = 20,
+                .default_warmup = 5},
+        .min_cc = 90,
+        .only_cc = 90,
+        .only_why = "wgmma and TMA code is built for sm_90a only",
+        .list = print_list,
+        .test = mode_test,
+        .measure = mode_measure,
+        .default_tests = default_tests,
+    };
+    return tc_program_main(argc, argv, &program);
 }

@@ -23,6 +23,7 @@
 #include "cublas_gemm.h"
 #include "dp4a_model.h"
 #include "harness.h"
+#include "program.h"
 #include "verify.h"
 
 #include <stdlib.h>
@@ -772,18 +773,19 @@ static int default_tests(const tc_args *a, const tc_device_info *dev)
 
 int main(int argc, char **argv)
 {
-    static const tc_probe_program program = {
-        {PROGRAM,
-         "dp4a/dp2a semantics, int8 mma.sync unit tests, and the dp4a, dp2a and int8 mma.sync "
-         "throughput ceilings",
-         kind_names, PEAK_N_KINDS, 0 /* no --size */, 20, 5, NULL, 0},
-        MIN_CC,
-        0,
-        NULL,
-        print_list,
-        tc_cublas_print_version,
-        mode_test,
-        mode_measure,
-        default_tests};
-    return tc_probe_main(argc, argv, &program);
+    static const tc_program program = {
+        .cli = {.program = PROGRAM,
+                .summary = "dp4a/dp2a semantics, int8 mma.sync unit tests, and the dp4a, dp2a and "
+                           "int8 mma.sync throughput ceilings",
+                TC_VARIANT_TABLE(kind_names),
+                .default_reps = 20,
+                .default_warmup = 5},
+        .min_cc = MIN_CC,
+        .list = print_list,
+        .init = tc_cublas_program_init,
+        .test = mode_test,
+        .measure = mode_measure,
+        .default_tests = default_tests,
+    };
+    return tc_program_main(argc, argv, &program);
 }

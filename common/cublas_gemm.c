@@ -60,6 +60,12 @@ void *tc_cublas_chapter_init(const tc_device_info *dev, FILE *info)
     return NULL;
 }
 
+void tc_cublas_program_init(const tc_args *a, const tc_device_info *dev, FILE *info)
+{
+    (void)a, (void)dev;
+    tc_cublas_print_version(info);
+}
+
 /* The library is column-major. A row-major matrix is the column-major storage of its transpose,
  * so each operand's layout becomes a transpose flag. A row-major C is produced as the
  * column-major C^T = B^T A^T: swap the operands and the roles of M and N. */

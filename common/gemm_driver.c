@@ -602,13 +602,21 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
 /* ---- entry point --------------------------------------------------------------------------- */
 int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *ch)
 {
-    const char **names = (const char **)tc_xmalloc((size_t)ch->n_variants * sizeof *names);
-    for (int i = 0; i < ch->n_variants; i++) names[i] = ch->variants[i].name;
     /* --inputs belongs to the driver: every GEMM chapter takes it */
     static const tc_cli_flag flags[] = {
-        {"--inputs", "uniform|wide",
-         "uniform in [-1,1) (default), or wide: u*2^e, e in -8..8 (f32 data only)"}};
-    tc_cli_spec spec = {ch->name, ch->summary, names, ch->n_variants, MAX_DIM, 20, 5, flags, 1};
+        {.name = "--inputs",
+         .metavar = "uniform|wide",
+         .help = "uniform in [-1,1) (default), or wide: u*2^e, e in -8..8 (f32 data only)"}};
+    const tc_cli_spec spec = {.program = ch->name,
+                              .summary = ch->summary,
+                              .variants = ch->variants,
+                              .variant_size = sizeof *ch->variants,
+                              .n_variants = ch->n_variants,
+                              .max_dim = MAX_DIM,
+                              .default_reps = 20,
+                              .default_warmup = 5,
+                              .flags = flags,
+                              .n_flags = TC_COUNT(flags)};
     tc_args a;
     tc_parse_args(argc, argv, &spec, &a);
     tc_input_dist dist = TC_INPUTS_UNIFORM;
@@ -692,6 +700,5 @@ int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *ch)
     }
     if (ch->fini) ch->fini(ctx);
     tc_timing_release();
-    free(names);
     return rc;
 }
