@@ -87,3 +87,7 @@ UNIT(stencil_smem_tile_conflict_free)
 UNIT(stencil_lane_emulation_reproduces_stencil)
 UNIT(stencil_reference_frame_and_cones)
 UNIT(stencil_error_bound_covers_and_catches)
+/* the throughput-ceiling sweep of the probe programs (common/sweep.c, chapters 05, 06, 07):
+ * tests/test_sweep.c */
+UNIT(sweep_keeps_best_exact)
+UNIT(sweep_none_exact)
