@@ -63,27 +63,38 @@ typedef struct {
     tc_dtype type;
     tc_tensor_layout layout;
     cudnnMathType_t math;
-    algo_choice algo;
-    api_kind api;
+    algo_choice algo; /* ALGO_HEURISTIC unless set */
+    api_kind api;     /* API_LEGACY unless set */
 } conv_variant;
 
 #define PROGRAM  "02_cudnn_conv"
 #define BASELINE "f16_nhwc_tensorop"
 
-/* hand-aligned table */
+/* hand-aligned tables */
 // clang-format off
 static const conv_variant variants[] = {
-    {"f32_nchw_fma",       "FP32 NCHW, FMA math (CUDA cores only)",           "f32",      70, TC_F32,  TC_NCHW, CUDNN_FMA_MATH,       ALGO_HEURISTIC, API_LEGACY},
-    {"f32_nchw_default",   "FP32 NCHW, default math (TF32 allowed)",          "f32_tf32", 70, TC_F32,  TC_NCHW, CUDNN_DEFAULT_MATH,   ALGO_HEURISTIC, API_LEGACY},
-    {"f32_nhwc_tensorop",  "FP32 NHWC, tensor-op math (TF32)",                "f32_tf32", 80, TC_F32,  TC_NHWC, CUDNN_TENSOR_OP_MATH, ALGO_HEURISTIC, API_LEGACY},
-    {"f16_nchw_tensorop",  "FP16 NCHW, tensor-op math",                       "f16f32h",  70, TC_F16,  TC_NCHW, CUDNN_TENSOR_OP_MATH, ALGO_HEURISTIC, API_LEGACY},
-    {"f16_nhwc_default",   "FP16 NHWC, default math",                         "f16f32h",  70, TC_F16,  TC_NHWC, CUDNN_DEFAULT_MATH,   ALGO_HEURISTIC, API_LEGACY},
-    {"f16_nhwc_tensorop",  "FP16 NHWC, tensor-op math, heuristic (baseline)", "f16f32h",  70, TC_F16,  TC_NHWC, CUDNN_TENSOR_OP_MATH, ALGO_HEURISTIC, API_LEGACY},
-    {"f16_nhwc_find",      "FP16 NHWC, tensor-op math, measured search",      "f16f32h",  70, TC_F16,  TC_NHWC, CUDNN_TENSOR_OP_MATH, ALGO_FIND,      API_LEGACY},
-    {"f16_nhwc_precomp",   "FP16 NHWC, tensor-op math, IMPLICIT_PRECOMP_GEMM","f16f32h",  70, TC_F16,  TC_NHWC, CUDNN_TENSOR_OP_MATH, ALGO_PRECOMP,   API_LEGACY},
-    {"f16_nhwc_fma",       "FP16 NHWC, FMA math (CUDA cores only)",           "f16f32h",  70, TC_F16,  TC_NHWC, CUDNN_FMA_MATH,       ALGO_HEURISTIC, API_LEGACY},
-    {"bf16_nhwc_tensorop", "BF16 NHWC, tensor-op math",                       "bf16f32b", 80, TC_BF16, TC_NHWC, CUDNN_TENSOR_OP_MATH, ALGO_HEURISTIC, API_LEGACY},
-    {"f16_nhwc_graph",     "FP16 NHWC, backend (graph) API, heuristic mode A","f16f32h",  70, TC_F16,  TC_NHWC, CUDNN_TENSOR_OP_MATH, ALGO_HEURISTIC, API_GRAPH},
+    {.name = "f32_nchw_fma",       .type = TC_F32,  .layout = TC_NCHW, .math = CUDNN_FMA_MATH,
+     .precision = "f32",      .min_cc = 70, .description = "FP32 NCHW, FMA math (CUDA cores only)"},
+    {.name = "f32_nchw_default",   .type = TC_F32,  .layout = TC_NCHW, .math = CUDNN_DEFAULT_MATH,
+     .precision = "f32_tf32", .min_cc = 70, .description = "FP32 NCHW, default math (TF32 allowed)"},
+    {.name = "f32_nhwc_tensorop",  .type = TC_F32,  .layout = TC_NHWC, .math = CUDNN_TENSOR_OP_MATH,
+     .precision = "f32_tf32", .min_cc = 80, .description = "FP32 NHWC, tensor-op math (TF32)"},
+    {.name = "f16_nchw_tensorop",  .type = TC_F16,  .layout = TC_NCHW, .math = CUDNN_TENSOR_OP_MATH,
+     .precision = "f16f32h",  .min_cc = 70, .description = "FP16 NCHW, tensor-op math"},
+    {.name = "f16_nhwc_default",   .type = TC_F16,  .layout = TC_NHWC, .math = CUDNN_DEFAULT_MATH,
+     .precision = "f16f32h",  .min_cc = 70, .description = "FP16 NHWC, default math"},
+    {.name = "f16_nhwc_tensorop",  .type = TC_F16,  .layout = TC_NHWC, .math = CUDNN_TENSOR_OP_MATH,
+     .precision = "f16f32h",  .min_cc = 70, .description = "FP16 NHWC, tensor-op math, heuristic (baseline)"},
+    {.name = "f16_nhwc_find",      .type = TC_F16,  .layout = TC_NHWC, .math = CUDNN_TENSOR_OP_MATH,
+     .precision = "f16f32h",  .min_cc = 70, .description = "FP16 NHWC, tensor-op math, measured search", .algo = ALGO_FIND},
+    {.name = "f16_nhwc_precomp",   .type = TC_F16,  .layout = TC_NHWC, .math = CUDNN_TENSOR_OP_MATH,
+     .precision = "f16f32h",  .min_cc = 70, .description = "FP16 NHWC, tensor-op math, IMPLICIT_PRECOMP_GEMM", .algo = ALGO_PRECOMP},
+    {.name = "f16_nhwc_fma",       .type = TC_F16,  .layout = TC_NHWC, .math = CUDNN_FMA_MATH,
+     .precision = "f16f32h",  .min_cc = 70, .description = "FP16 NHWC, FMA math (CUDA cores only)"},
+    {.name = "bf16_nhwc_tensorop", .type = TC_BF16, .layout = TC_NHWC, .math = CUDNN_TENSOR_OP_MATH,
+     .precision = "bf16f32b", .min_cc = 80, .description = "BF16 NHWC, tensor-op math"},
+    {.name = "f16_nhwc_graph",     .type = TC_F16,  .layout = TC_NHWC, .math = CUDNN_TENSOR_OP_MATH,
+     .precision = "f16f32h",  .min_cc = 70, .description = "FP16 NHWC, backend (graph) API, heuristic mode A", .api = API_GRAPH},
 };
 // clang-format on
 static const int n_variants = (int)(sizeof variants / sizeof variants[0]);
@@ -98,26 +109,26 @@ typedef struct {
 
 // clang-format off
 static const conv_layer layers[] = {
-    {"conv1_c3",          {32,   3, 224, 224,   64, 7, 7,  3, 3, 2, 2, 1, 1, 0, 0},   3},
-    {"conv1_c3pad8",      {32,   8, 224, 224,   64, 7, 7,  3, 3, 2, 2, 1, 1, 0, 0},   3},
-    {"res2_3x3_c64",      {32,  64,  56,  56,   64, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0},  64},
-    {"res3_3x3_c128",     {32, 128,  28,  28,  128, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0}, 128},
-    {"res4_3x3_c256",     {32, 256,  14,  14,  256, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0}, 256},
-    {"res4_1x1_c256k1024",{32, 256,  14,  14, 1024, 1, 1,  0, 0, 1, 1, 1, 1, 0, 0}, 256},
-    {"ref_3x3_c256_28",   {32, 256,  28,  28,  256, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0}, 256},
+    {.name = "conv1_c3",           .shape = {32,   3, 224, 224,   64, 7, 7,  3, 3, 2, 2, 1, 1, 0, 0}, .c_real =   3},
+    {.name = "conv1_c3pad8",       .shape = {32,   8, 224, 224,   64, 7, 7,  3, 3, 2, 2, 1, 1, 0, 0}, .c_real =   3},
+    {.name = "res2_3x3_c64",       .shape = {32,  64,  56,  56,   64, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0}, .c_real =  64},
+    {.name = "res3_3x3_c128",      .shape = {32, 128,  28,  28,  128, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0}, .c_real = 128},
+    {.name = "res4_3x3_c256",      .shape = {32, 256,  14,  14,  256, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0}, .c_real = 256},
+    {.name = "res4_1x1_c256k1024", .shape = {32, 256,  14,  14, 1024, 1, 1,  0, 0, 1, 1, 1, 1, 0, 0}, .c_real = 256},
+    {.name = "ref_3x3_c256_28",    .shape = {32, 256,  28,  28,  256, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0}, .c_real = 256},
 };
 
 /* --test: small shapes: odd channel counts, padding, stride 2, dilation 2, non-square filters */
 static const conv_layer test_shapes[] = {
-    {"1x1x1",          { 1,  1,  1,  1,  1, 1, 1,  0, 0, 1, 1, 1, 1, 0, 0},  1},
-    {"c3k5_pad1",      { 2,  3,  9,  9,  5, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0},  3},
-    {"c8k16_stride2",  { 2,  8, 17, 15, 16, 3, 3,  1, 1, 2, 2, 1, 1, 0, 0},  8},
-    {"c16k8_dil2",     { 1, 16, 12, 12,  8, 3, 3,  2, 2, 1, 1, 2, 2, 0, 0}, 16},
-    {"c4k8_5x3",       { 2,  4, 11, 11,  8, 5, 3,  2, 1, 1, 1, 1, 1, 0, 0},  4},
-    {"c32k64_1x1",     { 3, 32, 14, 14, 64, 1, 1,  0, 0, 1, 1, 1, 1, 0, 0}, 32},
-    {"c3_7x7s2",       { 2,  3, 32, 32, 16, 7, 7,  3, 3, 2, 2, 1, 1, 0, 0},  3},
-    {"c3pad8_7x7s2",   { 2,  8, 32, 32, 16, 7, 7,  3, 3, 2, 2, 1, 1, 0, 0},  3},
-    {"c64k64_3x3",     { 4, 64, 28, 28, 64, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0}, 64},
+    {.name = "1x1x1",         .shape = { 1,  1,  1,  1,  1, 1, 1,  0, 0, 1, 1, 1, 1, 0, 0}, .c_real =   1},
+    {.name = "c3k5_pad1",     .shape = { 2,  3,  9,  9,  5, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0}, .c_real =   3},
+    {.name = "c8k16_stride2", .shape = { 2,  8, 17, 15, 16, 3, 3,  1, 1, 2, 2, 1, 1, 0, 0}, .c_real =   8},
+    {.name = "c16k8_dil2",    .shape = { 1, 16, 12, 12,  8, 3, 3,  2, 2, 1, 1, 2, 2, 0, 0}, .c_real =  16},
+    {.name = "c4k8_5x3",      .shape = { 2,  4, 11, 11,  8, 5, 3,  2, 1, 1, 1, 1, 1, 0, 0}, .c_real =   4},
+    {.name = "c32k64_1x1",    .shape = { 3, 32, 14, 14, 64, 1, 1,  0, 0, 1, 1, 1, 1, 0, 0}, .c_real =  32},
+    {.name = "c3_7x7s2",      .shape = { 2,  3, 32, 32, 16, 7, 7,  3, 3, 2, 2, 1, 1, 0, 0}, .c_real =   3},
+    {.name = "c3pad8_7x7s2",  .shape = { 2,  8, 32, 32, 16, 7, 7,  3, 3, 2, 2, 1, 1, 0, 0}, .c_real =   3},
+    {.name = "c64k64_3x3",    .shape = { 4, 64, 28, 28, 64, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0}, .c_real =  64},
 };
 // clang-format on
 static const int n_layers = (int)(sizeof layers / sizeof layers[0]);

@@ -33,11 +33,15 @@ typedef struct {
 } axpy_variant;
 
 static const axpy_variant variants[] = {
-    {"memcpy_d2d", "cudaMemcpyAsync device to device: the bandwidth ceiling (baseline)", NULL},
-    {"h1_hfma", "one half per thread, __hfma", axpy_h1_launch},
-    {"h2_hfma2", "half2 per thread, __hfma2; peeled head, scalar tail", axpy_h2_launch},
-    {"h8_vec16", "16-byte loads/stores of 8 halves, 4 x __hfma2; head and tail peeled",
-     axpy_h8_launch},
+    {.name = "memcpy_d2d",
+     .description = "cudaMemcpyAsync device to device: the bandwidth ceiling (baseline)"},
+    {.name = "h1_hfma", .description = "one half per thread, __hfma", .launch = axpy_h1_launch},
+    {.name = "h2_hfma2",
+     .description = "half2 per thread, __hfma2; peeled head, scalar tail",
+     .launch = axpy_h2_launch},
+    {.name = "h8_vec16",
+     .description = "16-byte loads/stores of 8 halves, 4 x __hfma2; head and tail peeled",
+     .launch = axpy_h8_launch},
 };
 enum { N_VARIANTS = sizeof variants / sizeof variants[0] };
 static const float AXPY_A = -0.7f; /* rounds to 0xB99A: a scale that is not a power of two */
@@ -51,20 +55,35 @@ typedef struct {
     const char *lesson;
 } probe;
 
+/* hand-aligned table */
+// clang-format off
 static const probe probes[HALF_N_PROBES] = {
-    {"half(65504)", OP_CVT, 65504.0, 0, "the largest finite f16"},
-    {"half(65519)", OP_CVT, 65519.0, 0, "rounds down: spacing is 32 up here"},
-    {"half(65520)", OP_CVT, 65520.0, 0, "overflow: the midpoint to 65536 rounds to inf"},
-    {"300 * 300", OP_MUL, 300.0, 300.0, "90000 > 65504: a product overflows"},
-    {"half(2^-14)", OP_CVT, 6.103515625e-05, 0, "the smallest normal f16 (6.1e-5)"},
-    {"half(1e-6)", OP_CVT, 1e-6f, 0, "subnormal: spacing 6e-8, only 5 significant bits"},
-    {"half(2^-24)", OP_CVT, 5.9604644775390625e-08, 0, "the smallest subnormal (6.0e-8)"},
-    {"half(1e-8)", OP_CVT, 1e-8f, 0, "underflow to zero"},
-    {"0.001 * 0.001", OP_MUL, 1e-3f, 1e-3f, "a product of ordinary numbers is subnormal"},
-    {"2048 + 1", OP_ADD, 2048.0, 1.0, "integers are exact only up to 2048"},
-    {"1 + 2^-11", OP_ADD, 1.0, 0.00048828125, "a tie: rounds to even (1), eps is 2^-10"},
-    {"half(0.1)", OP_CVT, 0.1f, 0, "0.1 is not exact: 3 decimal digits"},
+    {.label = "half(65504)",   .op = OP_CVT, .a = 65504.0,
+     .lesson = "the largest finite f16"},
+    {.label = "half(65519)",   .op = OP_CVT, .a = 65519.0,
+     .lesson = "rounds down: spacing is 32 up here"},
+    {.label = "half(65520)",   .op = OP_CVT, .a = 65520.0,
+     .lesson = "overflow: the midpoint to 65536 rounds to inf"},
+    {.label = "300 * 300",     .op = OP_MUL, .a = 300.0, .b = 300.0,
+     .lesson = "90000 > 65504: a product overflows"},
+    {.label = "half(2^-14)",   .op = OP_CVT, .a = 6.103515625e-05,
+     .lesson = "the smallest normal f16 (6.1e-5)"},
+    {.label = "half(1e-6)",    .op = OP_CVT, .a = 1e-6f,
+     .lesson = "subnormal: spacing 6e-8, only 5 significant bits"},
+    {.label = "half(2^-24)",   .op = OP_CVT, .a = 5.9604644775390625e-08,
+     .lesson = "the smallest subnormal (6.0e-8)"},
+    {.label = "half(1e-8)",    .op = OP_CVT, .a = 1e-8f,
+     .lesson = "underflow to zero"},
+    {.label = "0.001 * 0.001", .op = OP_MUL, .a = 1e-3f, .b = 1e-3f,
+     .lesson = "a product of ordinary numbers is subnormal"},
+    {.label = "2048 + 1",      .op = OP_ADD, .a = 2048.0, .b = 1.0,
+     .lesson = "integers are exact only up to 2048"},
+    {.label = "1 + 2^-11",     .op = OP_ADD, .a = 1.0, .b = 0.00048828125,
+     .lesson = "a tie: rounds to even (1), eps is 2^-10"},
+    {.label = "half(0.1)",     .op = OP_CVT, .a = 0.1f,
+     .lesson = "0.1 is not exact: 3 decimal digits"},
 };
+// clang-format on
 
 static uint16_t probe_expected(const probe *p)
 {

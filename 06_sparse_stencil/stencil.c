@@ -57,8 +57,10 @@ typedef struct {
 } st_shape;
 
 static const st_shape shapes[] = {
-    {"Box-2D9P", 1, BOX},   {"Box-2D25P", 2, BOX},   {"Box-2D49P", 3, BOX},  {"Star-2D5P", 1, STAR},
-    {"Star-2D9P", 2, STAR}, {"Star-2D13P", 3, STAR}, {"Box-2D225P", 7, BOX},
+    {.name = "Box-2D9P", .r = 1, .kind = BOX},   {.name = "Box-2D25P", .r = 2, .kind = BOX},
+    {.name = "Box-2D49P", .r = 3, .kind = BOX},  {.name = "Star-2D5P", .r = 1, .kind = STAR},
+    {.name = "Star-2D9P", .r = 2, .kind = STAR}, {.name = "Star-2D13P", .r = 3, .kind = STAR},
+    {.name = "Box-2D225P", .r = 7, .kind = BOX},
 };
 enum { N_SHAPES = sizeof shapes / sizeof shapes[0], DEFAULT_SHAPE = 2 };
 
@@ -86,12 +88,18 @@ typedef struct {
 /* hand-aligned table */
 // clang-format off
 static const st_variant variants[] = {
-    {"cudnn",      "(a) cuDNN: 1-channel FP16 convolution, FP32 compute, + frame restore",  RUNG_CUDNN,  0, "f16f32", 80, "any grid"},
-    {"cuda_f32",   "(b) CUDA cores: f32 shared tile, FP32 FMA, register-blocked columns",   RUNG_CUDA,   0, "f16f32", 80, "any grid"},
-    {"dense_f32",  "(c) banded matrices on mma.sync m16n8k16, f32 accumulate",             RUNG_DENSE,  0, "f16f32", 80, "any grid"},
-    {"dense_f16",  "(c) the same, f16 accumulate",                                          RUNG_DENSE,  1, "f16f16", 80, "any grid"},
-    {"sparse_f32", "(d) strided swap, 2:4 bands on mma.sp m16n8k32, f32 accumulate",       RUNG_SPARSE, 0, "f16f32", 80, "any grid"},
-    {"sparse_f16", "(d) the same, f16 accumulate",                                          RUNG_SPARSE, 1, "f16f16", 80, "any grid"},
+    {.name = "cudnn",      .rung = RUNG_CUDNN,  .precision = "f16f32", .min_cc = 80, .sizes = "any grid",
+     .description = "(a) cuDNN: 1-channel FP16 convolution, FP32 compute, + frame restore"},
+    {.name = "cuda_f32",   .rung = RUNG_CUDA,   .precision = "f16f32", .min_cc = 80, .sizes = "any grid",
+     .description = "(b) CUDA cores: f32 shared tile, FP32 FMA, register-blocked columns"},
+    {.name = "dense_f32",  .rung = RUNG_DENSE,  .precision = "f16f32", .min_cc = 80, .sizes = "any grid",
+     .description = "(c) banded matrices on mma.sync m16n8k16, f32 accumulate"},
+    {.name = "dense_f16",  .rung = RUNG_DENSE,  .precision = "f16f16", .min_cc = 80, .sizes = "any grid", .f16acc = 1,
+     .description = "(c) the same, f16 accumulate"},
+    {.name = "sparse_f32", .rung = RUNG_SPARSE, .precision = "f16f32", .min_cc = 80, .sizes = "any grid",
+     .description = "(d) strided swap, 2:4 bands on mma.sp m16n8k32, f32 accumulate"},
+    {.name = "sparse_f16", .rung = RUNG_SPARSE, .precision = "f16f16", .min_cc = 80, .sizes = "any grid", .f16acc = 1,
+     .description = "(d) the same, f16 accumulate"},
 };
 // clang-format on
 enum { N_VARIANTS = sizeof variants / sizeof variants[0], BASE = 0, DEFAULT_VARIANT = 4 };
@@ -791,10 +799,11 @@ typedef struct {
     int T;
 } test_grid;
 /* small, odd and non-multiple sizes; the first N_SMALL_GRIDS are what `make sanitize` runs */
-static const test_grid test_grids[] = {{1, 1, 2},    {5, 7, 3},    {17, 33, 3},
-                                       {64, 200, 2}, {129, 77, 5}, {1000, 1000, 3}};
+static const test_grid test_grids[] = {
+    {.NY = 1, .NX = 1, .T = 2},    {.NY = 5, .NX = 7, .T = 3},    {.NY = 17, .NX = 33, .T = 3},
+    {.NY = 64, .NX = 200, .T = 2}, {.NY = 129, .NX = 77, .T = 5}, {.NY = 1000, .NX = 1000, .T = 3}};
 enum { N_TEST_GRIDS = sizeof test_grids / sizeof test_grids[0], N_SMALL_GRIDS = 4 };
-static const test_grid exact_grid = {37, 45, 1};
+static const test_grid exact_grid = {.NY = 37, .NX = 45, .T = 1};
 
 static void test_case(const tc_args *a, const tc_device_info *dev, const st_problem *p,
                       const char *label, int *passed, int *failed, int *skipped)

@@ -52,12 +52,24 @@ typedef struct {
 } corr_variant;
 
 static const corr_variant variants[CORR_N_IMPL] = {
-    {"fp32", "FP32 FFMA on CUDA cores, int8 -> float in shared memory, 4x4 receivers/thread",
-     "i8f32", 75, corr_fp32_launch},
-    {"dp4a", "__dp4a on (re,im,re,im) words, one's complement for the conjugate, 4x4/thread",
-     "i8i32", 75, corr_dp4a_launch},
-    {"imma", "mma.sync m16n8k32 s8: Re=XrXr'+XiXi', Im=XiXr'-XrXi'; cp.async x4, 32x32/warp",
-     "i8i32", 80, corr_imma_launch},
+    [CORR_FP32] = {.name = "fp32",
+                   .precision = "i8f32",
+                   .min_cc = 75,
+                   .launch = corr_fp32_launch,
+                   .description = "FP32 FFMA on CUDA cores, int8 -> float in shared memory, 4x4 "
+                                  "receivers/thread"},
+    [CORR_DP4A] = {.name = "dp4a",
+                   .precision = "i8i32",
+                   .min_cc = 75,
+                   .launch = corr_dp4a_launch,
+                   .description = "__dp4a on (re,im,re,im) words, one's complement for the "
+                                  "conjugate, 4x4/thread"},
+    [CORR_IMMA] = {.name = "imma",
+                   .precision = "i8i32",
+                   .min_cc = 80,
+                   .launch = corr_imma_launch,
+                   .description = "mma.sync m16n8k32 s8: Re=XrXr'+XiXi', Im=XiXr'-XrXi'; cp.async "
+                                  "x4, 32x32/warp"},
 };
 
 /* ---- inputs ---------------------------------------------------------------------------------- */

@@ -66,20 +66,35 @@ typedef struct {
     const char *name, *form;
     int dp2a, hi, a_signed, b_signed;
 } op_info;
+/* hand-aligned table */
+// clang-format off
 static const op_info ops[DP_N_OPS] = {
-    {DP_DP4A_INT, "dp4a_int", "__dp4a(int, int, int)", 0, 0, 1, 1},
-    {DP_DP4A_UINT, "dp4a_uint", "__dp4a(unsigned, unsigned, unsigned)", 0, 0, 0, 0},
-    {DP_DP4A_CHAR4, "dp4a_char4", "__dp4a(char4, char4, int)", 0, 0, 1, 1},
-    {DP_DP4A_UCHAR4, "dp4a_uchar4", "__dp4a(uchar4, uchar4, unsigned)", 0, 0, 0, 0},
-    {DP_DP4A_U_S, "dp4a_u8_s8", "asm dp4a.u32.s32 (a unsigned, b signed)", 0, 0, 0, 1},
-    {DP_DP4A_S_U, "dp4a_s8_u8", "asm dp4a.s32.u32 (a signed, b unsigned)", 0, 0, 1, 0},
-    {DP_DP2A_LO_INT, "dp2a_lo_int", "__dp2a_lo(int, int, int)", 1, 0, 1, 1},
-    {DP_DP2A_HI_INT, "dp2a_hi_int", "__dp2a_hi(int, int, int)", 1, 1, 1, 1},
-    {DP_DP2A_LO_UINT, "dp2a_lo_uint", "__dp2a_lo(unsigned, unsigned, unsigned)", 1, 0, 0, 0},
-    {DP_DP2A_HI_UINT, "dp2a_hi_uint", "__dp2a_hi(unsigned, unsigned, unsigned)", 1, 1, 0, 0},
-    {DP_DP2A_LO_SHORT2, "dp2a_lo_short2", "__dp2a_lo(short2, char4, int)", 1, 0, 1, 1},
-    {DP_DP2A_HI_USHORT2, "dp2a_hi_ushort2", "__dp2a_hi(ushort2, uchar4, unsigned)", 1, 1, 0, 0},
+    {.op = DP_DP4A_INT,        .name = "dp4a_int",        .form = "__dp4a(int, int, int)",
+     .a_signed = 1, .b_signed = 1},
+    {.op = DP_DP4A_UINT,       .name = "dp4a_uint",       .form = "__dp4a(unsigned, unsigned, unsigned)",
+     /* unsigned a and b */},
+    {.op = DP_DP4A_CHAR4,      .name = "dp4a_char4",      .form = "__dp4a(char4, char4, int)",
+     .a_signed = 1, .b_signed = 1},
+    {.op = DP_DP4A_UCHAR4,     .name = "dp4a_uchar4",     .form = "__dp4a(uchar4, uchar4, unsigned)",
+     /* unsigned a and b */},
+    {.op = DP_DP4A_U_S,        .name = "dp4a_u8_s8",      .form = "asm dp4a.u32.s32 (a unsigned, b signed)",
+     .b_signed = 1},
+    {.op = DP_DP4A_S_U,        .name = "dp4a_s8_u8",      .form = "asm dp4a.s32.u32 (a signed, b unsigned)",
+     .a_signed = 1},
+    {.op = DP_DP2A_LO_INT,     .name = "dp2a_lo_int",     .form = "__dp2a_lo(int, int, int)",
+     .dp2a = 1, .a_signed = 1, .b_signed = 1},
+    {.op = DP_DP2A_HI_INT,     .name = "dp2a_hi_int",     .form = "__dp2a_hi(int, int, int)",
+     .dp2a = 1, .hi = 1, .a_signed = 1, .b_signed = 1},
+    {.op = DP_DP2A_LO_UINT,    .name = "dp2a_lo_uint",    .form = "__dp2a_lo(unsigned, unsigned, unsigned)",
+     .dp2a = 1},
+    {.op = DP_DP2A_HI_UINT,    .name = "dp2a_hi_uint",    .form = "__dp2a_hi(unsigned, unsigned, unsigned)",
+     .dp2a = 1, .hi = 1},
+    {.op = DP_DP2A_LO_SHORT2,  .name = "dp2a_lo_short2",  .form = "__dp2a_lo(short2, char4, int)",
+     .dp2a = 1, .a_signed = 1, .b_signed = 1},
+    {.op = DP_DP2A_HI_USHORT2, .name = "dp2a_hi_ushort2", .form = "__dp2a_hi(ushort2, uchar4, unsigned)",
+     .dp2a = 1, .hi = 1},
 };
+// clang-format on
 
 static uint32_t op_model(const op_info *o, uint32_t a, uint32_t b, uint32_t c)
 {
@@ -93,20 +108,22 @@ typedef struct {
     uint32_t a, b, c;
     const char *what;
 } edge_case;
+// clang-format off
 static const edge_case edges[] = {
-    {0x8003FE01u, 0x02FF057Fu, 1000u, "the worked example"},
-    {0x80808080u, 0x80808080u, 0u, "-128 x -128 (s8), 128 x 128 (u8)"},
-    {0x7F7F7F7Fu, 0x7F7F7F7Fu, 0u, "127 x 127"},
-    {0x7F7F7F7Fu, 0x80808080u, 0u, "127 x -128: the most negative s8 dot"},
-    {0xFFFFFFFFu, 0xFFFFFFFFu, 0u, "255 x 255 (u8), -1 x -1 (s8)"},
-    {0x01010101u, 0x01010101u, 0x7FFFFFFFu, "INT32_MAX + 4 wraps to INT32_MIN + 3"},
-    {0x80808080u, 0x7F7F7F7Fu, 0x80000000u, "INT32_MIN - 65024 wraps to positive"},
-    {0x01010101u, 0x01010101u, 0xFFFFFFFFu, "UINT32_MAX + 4 wraps to 3"},
-    {0x7FFF8000u, 0xFF017F80u, 0u, "dp2a: -32768 and 32767 against -128, 127, 1, -1"},
-    {0x80008000u, 0x80808080u, 0x7FFFFFFFu, "dp2a: (-32768)(-128) twice on INT32_MAX"},
-    {0x00FF00FFu, 0xFF00FF00u, 12345u, "products that are all zero"},
-    {0x12345678u, 0x9ABCDEF0u, 0xCAFEF00Du, "arbitrary bits"},
+    {.a = 0x8003FE01u, .b = 0x02FF057Fu, .c = 1000u,       .what = "the worked example"},
+    {.a = 0x80808080u, .b = 0x80808080u, .c = 0u,          .what = "-128 x -128 (s8), 128 x 128 (u8)"},
+    {.a = 0x7F7F7F7Fu, .b = 0x7F7F7F7Fu, .c = 0u,          .what = "127 x 127"},
+    {.a = 0x7F7F7F7Fu, .b = 0x80808080u, .c = 0u,          .what = "127 x -128: the most negative s8 dot"},
+    {.a = 0xFFFFFFFFu, .b = 0xFFFFFFFFu, .c = 0u,          .what = "255 x 255 (u8), -1 x -1 (s8)"},
+    {.a = 0x01010101u, .b = 0x01010101u, .c = 0x7FFFFFFFu, .what = "INT32_MAX + 4 wraps to INT32_MIN + 3"},
+    {.a = 0x80808080u, .b = 0x7F7F7F7Fu, .c = 0x80000000u, .what = "INT32_MIN - 65024 wraps to positive"},
+    {.a = 0x01010101u, .b = 0x01010101u, .c = 0xFFFFFFFFu, .what = "UINT32_MAX + 4 wraps to 3"},
+    {.a = 0x7FFF8000u, .b = 0xFF017F80u, .c = 0u,          .what = "dp2a: -32768 and 32767 against -128, 127, 1, -1"},
+    {.a = 0x80008000u, .b = 0x80808080u, .c = 0x7FFFFFFFu, .what = "dp2a: (-32768)(-128) twice on INT32_MAX"},
+    {.a = 0x00FF00FFu, .b = 0xFF00FF00u, .c = 12345u,      .what = "products that are all zero"},
+    {.a = 0x12345678u, .b = 0x9ABCDEF0u, .c = 0xCAFEF00Du, .what = "arbitrary bits"},
 };
+// clang-format on
 enum { N_EDGES = sizeof edges / sizeof edges[0] };
 
 /* ---- small helpers --------------------------------------------------------------------------- */

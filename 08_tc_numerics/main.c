@@ -52,24 +52,27 @@ typedef struct {
     const char *tolerance_row; /* the row of common/verify.c's table, NULL when none */
 } variant;
 
+/* hand-aligned table */
+// clang-format off
 static const variant variants[] = {
-    {"f16f32", "mma.sync m16n8k16, f16 inputs, f32 accumulator", NK_F16F32, TC_FMT_F16, TC_FMT_F32,
-     80, "f16f32"},
-    {"f16f16", "mma.sync m16n8k16, f16 inputs, f16 accumulator", NK_F16F16, TC_FMT_F16, TC_FMT_F16,
-     80, "f16f16"},
-    {"bf16f32", "mma.sync m16n8k16, bf16 inputs, f32 accumulator", NK_BF16F32, TC_FMT_BF16,
-     TC_FMT_F32, 80, "bf16f32"},
-    {"tf32f32", "mma.sync m16n8k8, tf32 inputs, f32 accumulator", NK_TF32F32, TC_FMT_TF32,
-     TC_FMT_F32, 80, "tf32"},
-    {"e4m3f32", "mma.sync m16n8k32, e4m3 inputs, f32 accumulator", NK_E4M3F32, TC_FMT_E4M3,
-     TC_FMT_F32, 89, "e4m3f32"},
-    {"e5m2f32", "mma.sync m16n8k32, e5m2 inputs, f32 accumulator", NK_E5M2F32, TC_FMT_E5M2,
-     TC_FMT_F32, 89, NULL},
-    {"e4m3f16", "mma.sync m16n8k32, e4m3 inputs, f16 accumulator", NK_E4M3F16, TC_FMT_E4M3,
-     TC_FMT_F16, 89, NULL},
-    {"e5m2f16", "mma.sync m16n8k32, e5m2 inputs, f16 accumulator", NK_E5M2F16, TC_FMT_E5M2,
-     TC_FMT_F16, 89, NULL},
+    {.name = "f16f32",  .kind = NK_F16F32,  .in = TC_FMT_F16,   .out = TC_FMT_F32, .min_cc = 80,
+     .description = "mma.sync m16n8k16, f16 inputs, f32 accumulator", .tolerance_row = "f16f32"},
+    {.name = "f16f16",  .kind = NK_F16F16,  .in = TC_FMT_F16,   .out = TC_FMT_F16, .min_cc = 80,
+     .description = "mma.sync m16n8k16, f16 inputs, f16 accumulator", .tolerance_row = "f16f16"},
+    {.name = "bf16f32", .kind = NK_BF16F32, .in = TC_FMT_BF16,  .out = TC_FMT_F32, .min_cc = 80,
+     .description = "mma.sync m16n8k16, bf16 inputs, f32 accumulator", .tolerance_row = "bf16f32"},
+    {.name = "tf32f32", .kind = NK_TF32F32, .in = TC_FMT_TF32,  .out = TC_FMT_F32, .min_cc = 80,
+     .description = "mma.sync m16n8k8, tf32 inputs, f32 accumulator", .tolerance_row = "tf32"},
+    {.name = "e4m3f32", .kind = NK_E4M3F32, .in = TC_FMT_E4M3,  .out = TC_FMT_F32, .min_cc = 89,
+     .description = "mma.sync m16n8k32, e4m3 inputs, f32 accumulator", .tolerance_row = "e4m3f32"},
+    {.name = "e5m2f32", .kind = NK_E5M2F32, .in = TC_FMT_E5M2,  .out = TC_FMT_F32, .min_cc = 89,
+     .description = "mma.sync m16n8k32, e5m2 inputs, f32 accumulator"},
+    {.name = "e4m3f16", .kind = NK_E4M3F16, .in = TC_FMT_E4M3,  .out = TC_FMT_F16, .min_cc = 89,
+     .description = "mma.sync m16n8k32, e4m3 inputs, f16 accumulator"},
+    {.name = "e5m2f16", .kind = NK_E5M2F16, .in = TC_FMT_E5M2,  .out = TC_FMT_F16, .min_cc = 89,
+     .description = "mma.sync m16n8k32, e5m2 inputs, f16 accumulator"},
 };
+// clang-format on
 enum { N_VARIANTS = sizeof variants / sizeof variants[0] };
 
 #define SEARCH_DEFAULT 1000000L

@@ -39,7 +39,7 @@ struct tc_gemm_variant {
     const char *description;    /* one line */
     const char *precision;      /* row of the tolerance table, e.g. "f16f32" */
     int min_cc;                 /* 80 = sm_80 */
-    int mult_m, mult_n, mult_k; /* M, N, K must be multiples of these (1 = any size) */
+    int mult_m, mult_n, mult_k; /* M, N, K must be multiples of these (0 or 1: any size) */
     tc_layout a_layout, b_layout, c_layout;
     const char *problem;  /* bench group, e.g. "FP16 GEMM" */
     const char *baseline; /* variant whose figure this row is compared with (same run) */
