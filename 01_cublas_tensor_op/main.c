@@ -133,8 +133,6 @@ static const tc_gemm_bench_extra bench_extras[] = {
 };
 // clang-format on
 
-static const int bench_sizes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}};
-
 int main(int argc, char **argv)
 {
     static const tc_gemm_chapter chapter = {
@@ -142,12 +140,6 @@ int main(int argc, char **argv)
         .summary = "cuBLAS math modes and compute types: speed and error of every tensor-core path",
         .variants = variants,
         .n_variants = TC_COUNT(variants),
-        .default_variant = "all",
-        .default_m = 4096,
-        .default_n = 4096,
-        .default_k = 4096,
-        .bench_sizes = bench_sizes,
-        .n_bench_sizes = TC_COUNT(bench_sizes),
         .bench_extras = bench_extras,
         .n_bench_extras = TC_COUNT(bench_extras),
         .min_cc = 70,

@@ -40,8 +40,6 @@ static const tc_gemm_variant variants[] = {
 };
 // clang-format on
 
-static const int bench_sizes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}};
-
 int main(int argc, char **argv)
 {
     static const tc_gemm_chapter chapter = {
@@ -50,12 +48,6 @@ int main(int argc, char **argv)
                    "pipeline",
         .variants = variants,
         .n_variants = TC_COUNT(variants),
-        .default_variant = "all",
-        .default_m = 4096,
-        .default_n = 4096,
-        .default_k = 4096,
-        .bench_sizes = bench_sizes,
-        .n_bench_sizes = TC_COUNT(bench_sizes),
         .min_cc = 70,
         .init = tc_cublas_chapter_init,
     };

@@ -65,8 +65,6 @@ static const tc_gemm_variant variants[] = {
 };
 // clang-format on
 
-static const int bench_sizes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}};
-
 int main(int argc, char **argv)
 {
     static const tc_gemm_chapter chapter = {
@@ -75,12 +73,6 @@ int main(int argc, char **argv)
             "FP32 on CUDA cores, the WMMA TF32 ladder, and 3xTF32 (f32 accuracy on tensor cores)",
         .variants = variants,
         .n_variants = TC_COUNT(variants),
-        .default_variant = "all",
-        .default_m = 4096,
-        .default_n = 4096,
-        .default_k = 4096,
-        .bench_sizes = bench_sizes,
-        .n_bench_sizes = TC_COUNT(bench_sizes),
         .min_cc = 80,
         .init = tc_cublas_chapter_init,
     };

@@ -600,8 +600,20 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
 }
 
 /* ---- entry point --------------------------------------------------------------------------- */
-int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *ch)
+int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *chapter)
 {
+    /* the fields a chapter leaves out: every variant, 4096^3, bench sizes 4096^3 and 8192^3 */
+    static const int standard_bench_sizes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}};
+    tc_gemm_chapter filled = *chapter;
+    if (!filled.default_variant) filled.default_variant = "all";
+    if (!filled.default_m) filled.default_m = TC_GEMM_DEFAULT_DIM;
+    if (!filled.default_n) filled.default_n = TC_GEMM_DEFAULT_DIM;
+    if (!filled.default_k) filled.default_k = TC_GEMM_DEFAULT_DIM;
+    if (!filled.bench_sizes) {
+        filled.bench_sizes = standard_bench_sizes;
+        filled.n_bench_sizes = TC_COUNT(standard_bench_sizes);
+    }
+    const tc_gemm_chapter *ch = &filled;
     /* --inputs belongs to the driver: every GEMM chapter takes it */
     static const tc_cli_flag flags[] = {
         {.name = "--inputs",

@@ -66,11 +66,15 @@ typedef struct {
     int offset_elems; /* A, B and C start this many elements past an aligned address */
 } tc_gemm_bench_extra;
 
+#define TC_GEMM_DEFAULT_DIM 4096
+
 typedef struct {
     const char *name; /* chapter folder, e.g. "01_cublas_tensor_op" */
     const char *summary;
     const tc_gemm_variant *variants;
     int n_variants;
+    /* Left out (NULL, 0), these are the repository's defaults, the same in every GEMM chapter:
+     * every variant, M = N = K = TC_GEMM_DEFAULT_DIM, and the bench sizes 4096^3 and 8192^3. */
     const char *default_variant; /* "all" or a name */
     int default_m, default_n, default_k;
     const int (*bench_sizes)[3]; /* M, N, K */
