@@ -91,3 +91,5 @@ UNIT(stencil_error_bound_covers_and_catches)
  * tests/test_sweep.c */
 UNIT(sweep_keeps_best_exact)
 UNIT(sweep_none_exact)
+/* the name tables of tc_cli_spec and the chapters (common/harness.c): tests/test_table.c */
+UNIT(table_find_names)
