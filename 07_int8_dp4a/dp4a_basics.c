@@ -518,13 +518,7 @@ static tc_sweep_point run_peak(peak_kind kind, int chains, int blocks, int iters
         r.t = tc_time_gpu(peak_run, &ctx, stream, a->warmup, a->reps);
         const double instr = mma ? (double)threads / 32 : (double)threads;
         r.rate = kind_ops[kind] * instr * chains * iters / (r.t.ms_median * 1e-3) / 1e12;
-        long long *clk = (long long *)tc_xmalloc((size_t)blocks * 2 * sizeof(long long));
-        TC_CUDA_CHECK(cudaMemcpy(clk, ctx.d_clk, (size_t)blocks * 2 * sizeof(long long),
-                                 cudaMemcpyDeviceToHost));
-        double cycles = 0, ns = 0;
-        for (int b = 0; b < blocks; b++) cycles += (double)clk[2 * b], ns += (double)clk[2 * b + 1];
-        r.mhz = ns > 0 ? cycles / ns * 1e3 : 0;
-        free(clk);
+        r.mhz = tc_sweep_clock_mhz(ctx.d_clk, blocks);
     }
     TC_CUDA_CHECK(cudaStreamDestroy(stream));
     TC_CUDA_CHECK(cudaFree(ctx.d_a));

@@ -1,6 +1,9 @@
 /* common/sweep.c - see sweep.h. */
 #include "sweep.h"
 
+#include "check.h"
+
+#include <stdlib.h>
 #include <string.h>
 
 tc_sweep_result tc_sweep_run(const tc_sweep *s, FILE *info)
@@ -27,4 +30,15 @@ tc_sweep_result tc_sweep_run(const tc_sweep *s, FILE *info)
     }
     if (!r.all_exact) fprintf(info, "  ! = a result was wrong: that figure does not count\n");
     return r;
+}
+
+double tc_sweep_clock_mhz(const long long *d_clk, int blocks)
+{
+    long long *clk = (long long *)tc_xmalloc((size_t)blocks * 2 * sizeof(long long));
+    TC_CUDA_CHECK(
+        cudaMemcpy(clk, d_clk, (size_t)blocks * 2 * sizeof(long long), cudaMemcpyDeviceToHost));
+    double cycles = 0, ns = 0;
+    for (int b = 0; b < blocks; b++) cycles += (double)clk[2 * b], ns += (double)clk[2 * b + 1];
+    free(clk);
+    return ns > 0 ? cycles / ns * 1e3 : 0;
 }

@@ -51,6 +51,11 @@ typedef struct {
  * under it the '!' note when a run was wrong. */
 tc_sweep_result tc_sweep_run(const tc_sweep *s, FILE *info);
 
+/* The SM clock a launch of `blocks` blocks held, in MHz: each block's kernel wrote its elapsed
+ * clock64() cycles and %globaltimer nanoseconds to d_clk[2 b] and d_clk[2 b + 1] (device memory);
+ * the sum of the cycles over the sum of the nanoseconds. 0 when no time was recorded. */
+double tc_sweep_clock_mhz(const long long *d_clk, int blocks);
+
 #ifdef __cplusplus
 }
 #endif
