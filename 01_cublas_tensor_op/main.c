@@ -48,87 +48,102 @@
 #define ROW TC_ROW_MAJOR
 #define COL TC_COL_MAJOR
 
-static const tc_cublas_mode m_f32_pedantic = {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
-                                              CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_PEDANTIC_MATH, 0};
-static const tc_cublas_mode m_f32_default = {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F,
-                                             CUBLAS_DEFAULT_MATH, 0};
-static const tc_cublas_mode m_tf32_compute = {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
-                                              CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_DEFAULT_MATH, 0};
-static const tc_cublas_mode m_tf32_mathmode = {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
-                                               CUBLAS_COMPUTE_32F, CUBLAS_TF32_TENSOR_OP_MATH, 0};
-static const tc_cublas_mode m_fast_16f = {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
-                                          CUBLAS_COMPUTE_32F_FAST_16F, CUBLAS_DEFAULT_MATH, 0};
-static const tc_cublas_mode m_fast_16bf = {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
-                                           CUBLAS_COMPUTE_32F_FAST_16BF, CUBLAS_DEFAULT_MATH, 0};
-static const tc_cublas_mode m_f16_f32 = {CUDA_R_16F, CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F,
-                                         CUBLAS_DEFAULT_MATH, 0};
-static const tc_cublas_mode m_f16_f16 = {CUDA_R_16F, CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_16F,
-                                         CUBLAS_DEFAULT_MATH, 0};
-static const tc_cublas_mode m_bf16_f32 = {CUDA_R_16BF, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F,
-                                          CUBLAS_DEFAULT_MATH, 0};
-static const tc_cublas_mode m_i8_i32 = {CUDA_R_8I, CUDA_R_8I, CUDA_R_32I, CUBLAS_COMPUTE_32I,
-                                        CUBLAS_DEFAULT_MATH, 0};
-static const tc_cublas_mode m_e4m3_f32 = {CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUDA_R_32F,
-                                          CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH, 1};
+/* the data types of A, B and C, the compute type and the handle's math mode of each variant */
+static const tc_cublas_mode m_f32_pedantic = {
+    .a_type = CUDA_R_32F, .b_type = CUDA_R_32F, .c_type = CUDA_R_32F,
+    .compute = CUBLAS_COMPUTE_32F_PEDANTIC, .math_mode = CUBLAS_PEDANTIC_MATH};
+static const tc_cublas_mode m_f32_default = {
+    .a_type = CUDA_R_32F, .b_type = CUDA_R_32F, .c_type = CUDA_R_32F,
+    .compute = CUBLAS_COMPUTE_32F, .math_mode = CUBLAS_DEFAULT_MATH};
+static const tc_cublas_mode m_tf32_compute = {
+    .a_type = CUDA_R_32F, .b_type = CUDA_R_32F, .c_type = CUDA_R_32F,
+    .compute = CUBLAS_COMPUTE_32F_FAST_TF32, .math_mode = CUBLAS_DEFAULT_MATH};
+static const tc_cublas_mode m_tf32_mathmode = {
+    .a_type = CUDA_R_32F, .b_type = CUDA_R_32F, .c_type = CUDA_R_32F,
+    .compute = CUBLAS_COMPUTE_32F, .math_mode = CUBLAS_TF32_TENSOR_OP_MATH};
+static const tc_cublas_mode m_fast_16f = {
+    .a_type = CUDA_R_32F, .b_type = CUDA_R_32F, .c_type = CUDA_R_32F,
+    .compute = CUBLAS_COMPUTE_32F_FAST_16F, .math_mode = CUBLAS_DEFAULT_MATH};
+static const tc_cublas_mode m_fast_16bf = {
+    .a_type = CUDA_R_32F, .b_type = CUDA_R_32F, .c_type = CUDA_R_32F,
+    .compute = CUBLAS_COMPUTE_32F_FAST_16BF, .math_mode = CUBLAS_DEFAULT_MATH};
+static const tc_cublas_mode m_f16_f32 = {
+    .a_type = CUDA_R_16F, .b_type = CUDA_R_16F, .c_type = CUDA_R_32F,
+    .compute = CUBLAS_COMPUTE_32F, .math_mode = CUBLAS_DEFAULT_MATH};
+static const tc_cublas_mode m_f16_f16 = {
+    .a_type = CUDA_R_16F, .b_type = CUDA_R_16F, .c_type = CUDA_R_16F,
+    .compute = CUBLAS_COMPUTE_16F, .math_mode = CUBLAS_DEFAULT_MATH};
+static const tc_cublas_mode m_bf16_f32 = {
+    .a_type = CUDA_R_16BF, .b_type = CUDA_R_16BF, .c_type = CUDA_R_32F,
+    .compute = CUBLAS_COMPUTE_32F, .math_mode = CUBLAS_DEFAULT_MATH};
+static const tc_cublas_mode m_i8_i32 = {
+    .a_type = CUDA_R_8I, .b_type = CUDA_R_8I, .c_type = CUDA_R_32I,
+    .compute = CUBLAS_COMPUTE_32I, .math_mode = CUBLAS_DEFAULT_MATH};
+static const tc_cublas_mode m_e4m3_f32 = {
+    .a_type = CUDA_R_8F_E4M3, .b_type = CUDA_R_8F_E4M3, .c_type = CUDA_R_32F,
+    .compute = CUBLAS_COMPUTE_32F, .math_mode = CUBLAS_DEFAULT_MATH, .use_lt = 1};
 
-#define MODE(name, desc, prec, cc, mult_mn, mult_k, mode)                                          \
-    {name, desc, prec, cc, mult_mn, mult_mn, mult_k, ROW, COL, COL, "cuBLAS modes", "f32_pedantic",\
-     tc_cublas_prepare, tc_cublas_launch, tc_cublas_release, &mode}
+/* A variant: what every mode shares, then its own fields (name, description, precision,
+ * min_cc, size multiples when it has any, impl: its mode). */
+#define MODE(...)                                                                                  \
+    {.a_layout = ROW, .b_layout = COL, .c_layout = COL, .problem = "cuBLAS modes",                 \
+     .baseline = "f32_pedantic", .prepare = tc_cublas_prepare, .launch = tc_cublas_launch,         \
+     .release = tc_cublas_release, __VA_ARGS__}
 
 /* The variant table: --list, --variant, --test and --bench all come from it. */
 static const tc_gemm_variant variants[] = {
-    MODE("f32_pedantic", "FP32 on CUDA cores, COMPUTE_32F_PEDANTIC (the baseline)", "f32", 70, 1, 1,
-         m_f32_pedantic),
-    MODE("f32_default", "FP32, COMPUTE_32F, default math mode (still CUDA cores)", "f32", 70, 1, 1,
-         m_f32_default),
-    MODE("tf32_compute", "f32 data, COMPUTE_32F_FAST_TF32 (TF32 tensor cores)", "f32_tf32", 80, 1, 1,
-         m_tf32_compute),
-    MODE("tf32_mathmode", "f32 data, COMPUTE_32F + CUBLAS_TF32_TENSOR_OP_MATH", "f32_tf32", 80, 1, 1,
-         m_tf32_mathmode),
-    MODE("f32_fast_16f", "f32 data, COMPUTE_32F_FAST_16F (f16 tensor cores)", "f32_f16", 70, 1, 1,
-         m_fast_16f),
-    MODE("f32_fast_16bf", "f32 data, COMPUTE_32F_FAST_16BF (bf16 tensor cores)", "f32_bf16", 80, 1, 1,
-         m_fast_16bf),
-    MODE("f16_f32", "f16 A,B -> f32 C, COMPUTE_32F", "f16f32", 70, 1, 1, m_f16_f32),
-    MODE("f16_f16", "f16 A,B -> f16 C, COMPUTE_16F (f16 accumulate)", "f16f16", 70, 1, 1, m_f16_f16),
-    MODE("bf16_f32", "bf16 A,B -> f32 C, COMPUTE_32F", "bf16f32", 80, 1, 1, m_bf16_f32),
-    MODE("i8_i32", "int8 A,B -> int32 C, COMPUTE_32I (exact)", "i8i32", 75, 1, 4, m_i8_i32),
-    MODE("e4m3_f32", "fp8 e4m3 A,B -> f32 C, cublasLtMatmul (TN only)", "e4m3f32", 89, 16, 16,
-         m_e4m3_f32),
+    MODE(.name = "f32_pedantic",  .precision = "f32",      .min_cc = 70, .impl = &m_f32_pedantic,
+         .description = "FP32 on CUDA cores, COMPUTE_32F_PEDANTIC (the baseline)"),
+    MODE(.name = "f32_default",   .precision = "f32",      .min_cc = 70, .impl = &m_f32_default,
+         .description = "FP32, COMPUTE_32F, default math mode (still CUDA cores)"),
+    MODE(.name = "tf32_compute",  .precision = "f32_tf32", .min_cc = 80, .impl = &m_tf32_compute,
+         .description = "f32 data, COMPUTE_32F_FAST_TF32 (TF32 tensor cores)"),
+    MODE(.name = "tf32_mathmode", .precision = "f32_tf32", .min_cc = 80, .impl = &m_tf32_mathmode,
+         .description = "f32 data, COMPUTE_32F + CUBLAS_TF32_TENSOR_OP_MATH"),
+    MODE(.name = "f32_fast_16f",  .precision = "f32_f16",  .min_cc = 70, .impl = &m_fast_16f,
+         .description = "f32 data, COMPUTE_32F_FAST_16F (f16 tensor cores)"),
+    MODE(.name = "f32_fast_16bf", .precision = "f32_bf16", .min_cc = 80, .impl = &m_fast_16bf,
+         .description = "f32 data, COMPUTE_32F_FAST_16BF (bf16 tensor cores)"),
+    MODE(.name = "f16_f32",       .precision = "f16f32",   .min_cc = 70, .impl = &m_f16_f32,
+         .description = "f16 A,B -> f32 C, COMPUTE_32F"),
+    MODE(.name = "f16_f16",       .precision = "f16f16",   .min_cc = 70, .impl = &m_f16_f16,
+         .description = "f16 A,B -> f16 C, COMPUTE_16F (f16 accumulate)"),
+    MODE(.name = "bf16_f32",      .precision = "bf16f32",  .min_cc = 80, .impl = &m_bf16_f32,
+         .description = "bf16 A,B -> f32 C, COMPUTE_32F"),
+    MODE(.name = "i8_i32",        .precision = "i8i32",    .min_cc = 75, .impl = &m_i8_i32,
+         .mult_k = 4,
+         .description = "int8 A,B -> int32 C, COMPUTE_32I (exact)"),
+    MODE(.name = "e4m3_f32",      .precision = "e4m3f32",  .min_cc = 89, .impl = &m_e4m3_f32,
+         .mult_m = 16, .mult_n = 16, .mult_k = 16,
+         .description = "fp8 e4m3 A,B -> f32 C, cublasLtMatmul (TN only)"),
 };
-
-// clang-format on
-
-static const int bench_sizes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}};
 
 /* The alignment lesson: the same f16 GEMM with K odd (rows of A and B no longer 16-byte
  * aligned), with a leading dimension one element too long, and with pointers 2 bytes past an
  * aligned address. Each row is compared with the aligned 8192^3 f16_f32 row of the same run. */
 static const tc_gemm_bench_extra bench_extras[] = {
-    {"f16_f32", "f16_f32_K-1", "f16_f32", 8192, 8192, 8191, 0, 0},
-    {"f16_f32", "f16_f32_ld+1", "f16_f32", 8192, 8192, 8192, 1, 0},
-    {"f16_f32", "f16_f32_ptr+2B", "f16_f32", 8192, 8192, 8192, 0, 1},
-    {"tf32_compute", "tf32_compute_K-1", "tf32_compute", 8192, 8192, 8191, 0, 0},
+    {.variant = "f16_f32",      .label = "f16_f32_K-1",      .baseline = "f16_f32",
+     .M = 8192, .N = 8192, .K = 8191},
+    {.variant = "f16_f32",      .label = "f16_f32_ld+1",     .baseline = "f16_f32",
+     .M = 8192, .N = 8192, .K = 8192, .ld_pad = 1},
+    {.variant = "f16_f32",      .label = "f16_f32_ptr+2B",   .baseline = "f16_f32",
+     .M = 8192, .N = 8192, .K = 8192, .offset_elems = 1},
+    {.variant = "tf32_compute", .label = "tf32_compute_K-1", .baseline = "tf32_compute",
+     .M = 8192, .N = 8192, .K = 8191},
 };
+// clang-format on
 
 int main(int argc, char **argv)
 {
     static const tc_gemm_chapter chapter = {
-        "01_cublas_tensor_op",
-        "cuBLAS math modes and compute types: speed and error of every tensor-core path",
-        variants,
-        (int)(sizeof variants / sizeof variants[0]),
-        "all",
-        4096,
-        4096,
-        4096,
-        bench_sizes,
-        (int)(sizeof bench_sizes / sizeof bench_sizes[0]),
-        bench_extras,
-        (int)(sizeof bench_extras / sizeof bench_extras[0]),
-        70,
-        tc_cublas_chapter_init,
-        NULL,
+        .name = "01_cublas_tensor_op",
+        .summary = "cuBLAS math modes and compute types: speed and error of every tensor-core path",
+        .variants = variants,
+        .n_variants = TC_COUNT(variants),
+        .bench_extras = bench_extras,
+        .n_bench_extras = TC_COUNT(bench_extras),
+        .min_cc = 70,
+        .init = tc_cublas_chapter_init,
     };
     return tc_gemm_main(argc, argv, &chapter);
 }

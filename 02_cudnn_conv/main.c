@@ -45,6 +45,7 @@
 #include "cudnn_loader.h"
 #include "conv_ref.h"
 #include "harness.h"
+#include "program.h"
 #include "verify.h"
 
 #include <math.h>
@@ -62,26 +63,38 @@ typedef struct {
     tc_dtype type;
     tc_tensor_layout layout;
     cudnnMathType_t math;
-    algo_choice algo;
-    api_kind api;
+    algo_choice algo; /* ALGO_HEURISTIC unless set */
+    api_kind api;     /* API_LEGACY unless set */
 } conv_variant;
 
+#define PROGRAM  "02_cudnn_conv"
 #define BASELINE "f16_nhwc_tensorop"
 
-/* hand-aligned table */
+/* hand-aligned tables */
 // clang-format off
 static const conv_variant variants[] = {
-    {"f32_nchw_fma",       "FP32 NCHW, FMA math (CUDA cores only)",           "f32",      70, TC_F32,  TC_NCHW, CUDNN_FMA_MATH,       ALGO_HEURISTIC, API_LEGACY},
-    {"f32_nchw_default",   "FP32 NCHW, default math (TF32 allowed)",          "f32_tf32", 70, TC_F32,  TC_NCHW, CUDNN_DEFAULT_MATH,   ALGO_HEURISTIC, API_LEGACY},
-    {"f32_nhwc_tensorop",  "FP32 NHWC, tensor-op math (TF32)",                "f32_tf32", 80, TC_F32,  TC_NHWC, CUDNN_TENSOR_OP_MATH, ALGO_HEURISTIC, API_LEGACY},
-    {"f16_nchw_tensorop",  "FP16 NCHW, tensor-op math",                       "f16f32h",  70, TC_F16,  TC_NCHW, CUDNN_TENSOR_OP_MATH, ALGO_HEURISTIC, API_LEGACY},
-    {"f16_nhwc_default",   "FP16 NHWC, default math",                         "f16f32h",  70, TC_F16,  TC_NHWC, CUDNN_DEFAULT_MATH,   ALGO_HEURISTIC, API_LEGACY},
-    {"f16_nhwc_tensorop",  "FP16 NHWC, tensor-op math, heuristic (baseline)", "f16f32h",  70, TC_F16,  TC_NHWC, CUDNN_TENSOR_OP_MATH, ALGO_HEURISTIC, API_LEGACY},
-    {"f16_nhwc_find",      "FP16 NHWC, tensor-op math, measured search",      "f16f32h",  70, TC_F16,  TC_NHWC, CUDNN_TENSOR_OP_MATH, ALGO_FIND,      API_LEGACY},
-    {"f16_nhwc_precomp",   "FP16 NHWC, tensor-op math, IMPLICIT_PRECOMP_GEMM","f16f32h",  70, TC_F16,  TC_NHWC, CUDNN_TENSOR_OP_MATH, ALGO_PRECOMP,   API_LEGACY},
-    {"f16_nhwc_fma",       "FP16 NHWC, FMA math (CUDA cores only)",           "f16f32h",  70, TC_F16,  TC_NHWC, CUDNN_FMA_MATH,       ALGO_HEURISTIC, API_LEGACY},
-    {"bf16_nhwc_tensorop", "BF16 NHWC, tensor-op math",                       "bf16f32b", 80, TC_BF16, TC_NHWC, CUDNN_TENSOR_OP_MATH, ALGO_HEURISTIC, API_LEGACY},
-    {"f16_nhwc_graph",     "FP16 NHWC, backend (graph) API, heuristic mode A","f16f32h",  70, TC_F16,  TC_NHWC, CUDNN_TENSOR_OP_MATH, ALGO_HEURISTIC, API_GRAPH},
+    {.name = "f32_nchw_fma",       .type = TC_F32,  .layout = TC_NCHW, .math = CUDNN_FMA_MATH,
+     .precision = "f32",      .min_cc = 70, .description = "FP32 NCHW, FMA math (CUDA cores only)"},
+    {.name = "f32_nchw_default",   .type = TC_F32,  .layout = TC_NCHW, .math = CUDNN_DEFAULT_MATH,
+     .precision = "f32_tf32", .min_cc = 70, .description = "FP32 NCHW, default math (TF32 allowed)"},
+    {.name = "f32_nhwc_tensorop",  .type = TC_F32,  .layout = TC_NHWC, .math = CUDNN_TENSOR_OP_MATH,
+     .precision = "f32_tf32", .min_cc = 80, .description = "FP32 NHWC, tensor-op math (TF32)"},
+    {.name = "f16_nchw_tensorop",  .type = TC_F16,  .layout = TC_NCHW, .math = CUDNN_TENSOR_OP_MATH,
+     .precision = "f16f32h",  .min_cc = 70, .description = "FP16 NCHW, tensor-op math"},
+    {.name = "f16_nhwc_default",   .type = TC_F16,  .layout = TC_NHWC, .math = CUDNN_DEFAULT_MATH,
+     .precision = "f16f32h",  .min_cc = 70, .description = "FP16 NHWC, default math"},
+    {.name = "f16_nhwc_tensorop",  .type = TC_F16,  .layout = TC_NHWC, .math = CUDNN_TENSOR_OP_MATH,
+     .precision = "f16f32h",  .min_cc = 70, .description = "FP16 NHWC, tensor-op math, heuristic (baseline)"},
+    {.name = "f16_nhwc_find",      .type = TC_F16,  .layout = TC_NHWC, .math = CUDNN_TENSOR_OP_MATH,
+     .precision = "f16f32h",  .min_cc = 70, .description = "FP16 NHWC, tensor-op math, measured search", .algo = ALGO_FIND},
+    {.name = "f16_nhwc_precomp",   .type = TC_F16,  .layout = TC_NHWC, .math = CUDNN_TENSOR_OP_MATH,
+     .precision = "f16f32h",  .min_cc = 70, .description = "FP16 NHWC, tensor-op math, IMPLICIT_PRECOMP_GEMM", .algo = ALGO_PRECOMP},
+    {.name = "f16_nhwc_fma",       .type = TC_F16,  .layout = TC_NHWC, .math = CUDNN_FMA_MATH,
+     .precision = "f16f32h",  .min_cc = 70, .description = "FP16 NHWC, FMA math (CUDA cores only)"},
+    {.name = "bf16_nhwc_tensorop", .type = TC_BF16, .layout = TC_NHWC, .math = CUDNN_TENSOR_OP_MATH,
+     .precision = "bf16f32b", .min_cc = 80, .description = "BF16 NHWC, tensor-op math"},
+    {.name = "f16_nhwc_graph",     .type = TC_F16,  .layout = TC_NHWC, .math = CUDNN_TENSOR_OP_MATH,
+     .precision = "f16f32h",  .min_cc = 70, .description = "FP16 NHWC, backend (graph) API, heuristic mode A", .api = API_GRAPH},
 };
 // clang-format on
 static const int n_variants = (int)(sizeof variants / sizeof variants[0]);
@@ -96,26 +109,26 @@ typedef struct {
 
 // clang-format off
 static const conv_layer layers[] = {
-    {"conv1_c3",          {32,   3, 224, 224,   64, 7, 7,  3, 3, 2, 2, 1, 1, 0, 0},   3},
-    {"conv1_c3pad8",      {32,   8, 224, 224,   64, 7, 7,  3, 3, 2, 2, 1, 1, 0, 0},   3},
-    {"res2_3x3_c64",      {32,  64,  56,  56,   64, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0},  64},
-    {"res3_3x3_c128",     {32, 128,  28,  28,  128, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0}, 128},
-    {"res4_3x3_c256",     {32, 256,  14,  14,  256, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0}, 256},
-    {"res4_1x1_c256k1024",{32, 256,  14,  14, 1024, 1, 1,  0, 0, 1, 1, 1, 1, 0, 0}, 256},
-    {"ref_3x3_c256_28",   {32, 256,  28,  28,  256, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0}, 256},
+    {.name = "conv1_c3",           .shape = {32,   3, 224, 224,   64, 7, 7,  3, 3, 2, 2, 1, 1, 0, 0}, .c_real =   3},
+    {.name = "conv1_c3pad8",       .shape = {32,   8, 224, 224,   64, 7, 7,  3, 3, 2, 2, 1, 1, 0, 0}, .c_real =   3},
+    {.name = "res2_3x3_c64",       .shape = {32,  64,  56,  56,   64, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0}, .c_real =  64},
+    {.name = "res3_3x3_c128",      .shape = {32, 128,  28,  28,  128, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0}, .c_real = 128},
+    {.name = "res4_3x3_c256",      .shape = {32, 256,  14,  14,  256, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0}, .c_real = 256},
+    {.name = "res4_1x1_c256k1024", .shape = {32, 256,  14,  14, 1024, 1, 1,  0, 0, 1, 1, 1, 1, 0, 0}, .c_real = 256},
+    {.name = "ref_3x3_c256_28",    .shape = {32, 256,  28,  28,  256, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0}, .c_real = 256},
 };
 
 /* --test: small shapes: odd channel counts, padding, stride 2, dilation 2, non-square filters */
 static const conv_layer test_shapes[] = {
-    {"1x1x1",          { 1,  1,  1,  1,  1, 1, 1,  0, 0, 1, 1, 1, 1, 0, 0},  1},
-    {"c3k5_pad1",      { 2,  3,  9,  9,  5, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0},  3},
-    {"c8k16_stride2",  { 2,  8, 17, 15, 16, 3, 3,  1, 1, 2, 2, 1, 1, 0, 0},  8},
-    {"c16k8_dil2",     { 1, 16, 12, 12,  8, 3, 3,  2, 2, 1, 1, 2, 2, 0, 0}, 16},
-    {"c4k8_5x3",       { 2,  4, 11, 11,  8, 5, 3,  2, 1, 1, 1, 1, 1, 0, 0},  4},
-    {"c32k64_1x1",     { 3, 32, 14, 14, 64, 1, 1,  0, 0, 1, 1, 1, 1, 0, 0}, 32},
-    {"c3_7x7s2",       { 2,  3, 32, 32, 16, 7, 7,  3, 3, 2, 2, 1, 1, 0, 0},  3},
-    {"c3pad8_7x7s2",   { 2,  8, 32, 32, 16, 7, 7,  3, 3, 2, 2, 1, 1, 0, 0},  3},
-    {"c64k64_3x3",     { 4, 64, 28, 28, 64, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0}, 64},
+    {.name = "1x1x1",         .shape = { 1,  1,  1,  1,  1, 1, 1,  0, 0, 1, 1, 1, 1, 0, 0}, .c_real =   1},
+    {.name = "c3k5_pad1",     .shape = { 2,  3,  9,  9,  5, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0}, .c_real =   3},
+    {.name = "c8k16_stride2", .shape = { 2,  8, 17, 15, 16, 3, 3,  1, 1, 2, 2, 1, 1, 0, 0}, .c_real =   8},
+    {.name = "c16k8_dil2",    .shape = { 1, 16, 12, 12,  8, 3, 3,  2, 2, 1, 1, 2, 2, 0, 0}, .c_real =  16},
+    {.name = "c4k8_5x3",      .shape = { 2,  4, 11, 11,  8, 5, 3,  2, 1, 1, 1, 1, 1, 0, 0}, .c_real =   4},
+    {.name = "c32k64_1x1",    .shape = { 3, 32, 14, 14, 64, 1, 1,  0, 0, 1, 1, 1, 1, 0, 0}, .c_real =  32},
+    {.name = "c3_7x7s2",      .shape = { 2,  3, 32, 32, 16, 7, 7,  3, 3, 2, 2, 1, 1, 0, 0}, .c_real =   3},
+    {.name = "c3pad8_7x7s2",  .shape = { 2,  8, 32, 32, 16, 7, 7,  3, 3, 2, 2, 1, 1, 0, 0}, .c_real =   3},
+    {.name = "c64k64_3x3",    .shape = { 4, 64, 28, 28, 64, 3, 3,  1, 1, 1, 1, 1, 1, 0, 0}, .c_real =  64},
 };
 // clang-format on
 static const int n_layers = (int)(sizeof layers / sizeof layers[0]);
@@ -528,10 +541,23 @@ static void run_case(const conv_variant *v, cudnnHandle_t handle, const conv_lay
  * ---------------------------------------------------------------------------------- */
 enum { FLAG_LAYER, FLAG_SHAPE };
 static const tc_cli_flag flags[] = {
-    {"--layer", "NAME", "a layer of the table (see --list) or 'all' (default res3_3x3_c128)"},
-    {"--shape", "N,C,H,W,K,R,S[,PAD,STRIDE,DIL]",
-     "one convolution: input NxCxHxW, K filters RxS (pad 0, stride 1, dilation 1 by default)"},
+    [FLAG_LAYER] = {.name = "--layer",
+                    .metavar = "NAME",
+                    .help = "a layer of the table (see --list) or 'all' (default res3_3x3_c128)"},
+    [FLAG_SHAPE] = {.name = "--shape",
+                    .metavar = "N,C,H,W,K,R,S[,PAD,STRIDE,DIL]",
+                    .help = "one convolution: input NxCxHxW, K filters RxS (pad 0, stride 1, "
+                            "dilation 1 by default)"},
 };
+
+/* What check_args makes of the flags, for the modes: the layers first..last of layers[], or the
+ * --shape convolution; and the cuDNN handle init creates. */
+static struct {
+    const char *shape_text; /* --shape, NULL without */
+    conv_layer custom;      /* the --shape convolution */
+    int first, last;
+    cudnnHandle_t handle;
+} opts;
 
 static void parse_shape(const char *text, conv_layer *out)
 {
@@ -552,7 +578,7 @@ static void parse_shape(const char *text, conv_layer *out)
         if (ok && (v[n - 1] > (1L << 20) || v[n - 1] < -(1L << 20))) ok = 0;
     }
     if (!ok || *p != '\0' || (n != 7 && n != 10))
-        tc_usage_error("02_cudnn_conv",
+        tc_usage_error(PROGRAM,
                        "bad --shape '%s': expected N,C,H,W,K,R,S or N,C,H,W,K,R,S,PAD,STRIDE,DIL "
                        "(integers)",
                        text);
@@ -566,7 +592,7 @@ static void parse_shape(const char *text, conv_layer *out)
     s->dil_h = s->dil_w = (int)v[9];
     out->c_real = s->c;
     const char *bad = tc_conv_shape_check(s);
-    if (bad) tc_usage_error("02_cudnn_conv", "bad --shape '%s': %s", text, bad);
+    if (bad) tc_usage_error(PROGRAM, "bad --shape '%s': %s", text, bad);
 }
 
 static void print_list(void)
@@ -654,7 +680,7 @@ static int run_layer(const tc_args *a, const tc_device_info *dev, cudnnHandle_t 
             if (csv && res[i].ran) {
                 tc_bench_row row;
                 memset(&row, 0, sizeof row);
-                row.chapter = "02_cudnn_conv";
+                row.chapter = PROGRAM;
                 row.variant = v->name;
                 row.problem = "convolution";
                 row.precision = v->precision;
@@ -674,7 +700,7 @@ static int run_layer(const tc_args *a, const tc_device_info *dev, cudnnHandle_t 
     return failed;
 }
 
-static int run_tests(const tc_args *a, const tc_device_info *dev, cudnnHandle_t handle)
+static int run_tests(const tc_args *a, const tc_device_info *dev)
 {
     int passed = 0, failed = 0, skipped = 0;
     for (int i = 0; i < n_variants; i++) {
@@ -689,124 +715,113 @@ static int run_tests(const tc_args *a, const tc_device_info *dev, cudnnHandle_t 
         int n_shapes = getenv("TC_TEST_SMALL") ? 5 : n_test_shapes;
         for (int t = 0; t < n_shapes; t++) {
             case_result r;
-            run_case(v, handle, &test_shapes[t], a->seed * 1000003u + (uint64_t)(i * 100 + t), 0, 0,
-                     &r);
+            run_case(v, opts.handle, &test_shapes[t], a->seed * 1000003u + (uint64_t)(i * 100 + t),
+                     0, 0, &r);
             printf("%s %-19s %-14s %-38s ", r.pass ? "PASS" : "FAIL", v->name, test_shapes[t].name,
                    r.used);
             tc_test_line_end(r.ran, r.pass, &r.check, r.message, &passed, &failed);
         }
     }
-    return tc_test_finish("02_cudnn_conv", passed, failed, skipped);
+    return tc_test_finish(PROGRAM, passed, failed, skipped);
 }
 
-int main(int argc, char **argv)
+/* default mode and --bench: the layer table(s), CSV rows when csv is open */
+static int measure(const tc_args *a, const tc_device_info *dev, FILE *info, FILE *csv)
 {
-    const char *names[sizeof variants / sizeof variants[0]];
-    for (int i = 0; i < n_variants; i++) names[i] = variants[i].name;
-    tc_cli_spec spec = {"02_cudnn_conv",
-                        "convolution on tensor cores through cuDNN: math type, data type, layout, "
-                        "channel padding, algorithm, API",
-                        names,
-                        n_variants,
-                        0,
-                        20,
-                        5,
-                        flags,
-                        2};
-    tc_args a;
-    tc_parse_args(argc, argv, &spec, &a);
-    if (a.mode == TC_MODE_LIST) {
-        print_list();
-        return TC_EXIT_PASS;
-    }
-    /* the problem flags, checked before any CUDA or cuDNN call */
-    const char *layer_name = a.flag_values[FLAG_LAYER], *shape_text = a.flag_values[FLAG_SHAPE];
-    conv_layer custom;
-    int first = DEFAULT_LAYER, last = DEFAULT_LAYER;
-    if (layer_name && shape_text)
-        tc_usage_error(spec.program, "--layer and --shape exclude each other");
-    if (a.mode == TC_MODE_TEST && (layer_name || shape_text))
-        tc_usage_error(spec.program, "--test runs its own shapes; drop --layer/--shape");
-    if (shape_text) parse_shape(shape_text, &custom);
-    if (layer_name && strcmp(layer_name, "all") == 0) {
-        first = 0, last = n_layers - 1;
-    } else if (layer_name) {
-        first = -1;
-        for (int i = 0; i < n_layers; i++)
-            if (strcmp(layer_name, layers[i].name) == 0) first = last = i;
-        if (first < 0) {
-            fprintf(stderr, "02_cudnn_conv: unknown layer '%s'; allowed: all", layer_name);
-            for (int i = 0; i < n_layers; i++) fprintf(stderr, ", %s", layers[i].name);
-            fprintf(stderr, "\n");
-            return TC_EXIT_USAGE;
-        }
-    }
-    if (a.mode == TC_MODE_BENCH && !layer_name && !shape_text) first = 0, last = n_layers - 1;
+    fprintf(info,
+            "problem   : forward convolution, seed %llu, median of %d runs after %d "
+            "warm-up, L2 flushed before each\n",
+            (unsigned long long)a->seed, a->reps, a->warmup);
+    int failed = 0;
+    if (opts.shape_text)
+        failed += run_layer(a, dev, opts.handle, &opts.custom, info, csv);
+    else
+        for (int i = opts.first; i <= opts.last; i++)
+            failed += run_layer(a, dev, opts.handle, &layers[i], info, csv);
+    fprintf(info, "\nrel_err: ||y - ref||_F / ||ref||_F, ref = FP64 direct convolution of the "
+                  "same rounded inputs\n");
+    return failed ? TC_EXIT_WRONG : TC_EXIT_PASS;
+}
 
-    if (shape_text) { /* host memory: tensors as stored, their NHWC copy, float copies */
-        const tc_conv_shape *s = &custom.shape;
+/* the problem flags, checked before any CUDA or cuDNN call; then cuDNN, before the device: a
+ * missing library is a skip (77) whether or not there is a GPU */
+static void check_args(const tc_args *a)
+{
+    const char *layer_name = a->flag_values[FLAG_LAYER];
+    opts.shape_text = a->flag_values[FLAG_SHAPE];
+    opts.first = opts.last = DEFAULT_LAYER;
+    if (layer_name && opts.shape_text)
+        tc_usage_error(PROGRAM, "--layer and --shape exclude each other");
+    if (a->mode == TC_MODE_TEST && (layer_name || opts.shape_text))
+        tc_usage_error(PROGRAM, "--test runs its own shapes; drop --layer/--shape");
+    if (opts.shape_text) parse_shape(opts.shape_text, &opts.custom);
+    if (layer_name && strcmp(layer_name, "all") != 0) {
+        opts.first = opts.last = tc_table_find(layers, sizeof layers[0], n_layers, layer_name);
+        if (opts.first < 0)
+            tc_unknown_name(PROGRAM, "layer", layer_name, layers, sizeof layers[0], n_layers);
+    } else if (layer_name || (a->mode == TC_MODE_BENCH && !opts.shape_text)) {
+        opts.first = 0, opts.last = n_layers - 1;
+    }
+
+    if (opts.shape_text) { /* host memory: tensors as stored, their NHWC copy, float copies */
+        const tc_conv_shape *s = &opts.custom.shape;
         double nx = (double)s->n * s->c * s->h * s->w, nw = (double)s->k * s->c * s->r * s->s,
                ny = (double)s->n * s->k * s->p * s->q;
         /* x, w (as stored and as float), y as stored and its NHWC copy, reference values */
         double need = 8.0 * (nx + nw) + 16.0 * ny, host = (double)tc_host_memory_bytes();
         if (host > 0 && need > host)
-            tc_usage_error(spec.program,
+            tc_usage_error(PROGRAM,
                            "bad --shape '%s': needs %.1f GiB of host memory, this "
                            "machine has %.1f GiB",
-                           shape_text, need / (1 << 30), host / (1 << 30));
+                           opts.shape_text, need / (1 << 30), host / (1 << 30));
     }
-
-    /* cuDNN first: a missing library is a skip (77) whether or not there is a GPU */
     char why[512];
-    if (tc_cudnn_load(why, sizeof why) != 0) tc_skip(spec.program, "%s", why);
-    FILE *info = a.mode == TC_MODE_BENCH && !a.csv_path ? stderr : stdout;
-    tc_device_info dev;
-    tc_device_open(&dev, 70, spec.program);
-    if (shape_text) {
-        const tc_conv_shape *s = &custom.shape;
-        double bytes =
-            4.0 * ((double)s->n * s->c * s->h * s->w + (double)s->k * s->c * s->r * s->s +
-                   (double)s->n * s->k * s->p * s->q);
-        if (bytes + (1 << 30) > (double)dev.mem_free)
-            tc_usage_error(spec.program,
-                           "bad --shape '%s': needs %.1f GiB of GPU memory (plus "
-                           "workspace); %s has %.1f GiB free",
-                           shape_text, bytes / (1 << 30), dev.name,
-                           (double)dev.mem_free / (1 << 30));
-    }
-    fprintf(info, "%s - %s\n", spec.program, spec.summary);
-    tc_device_print(&dev, info);
-    tc_cudnn_require(spec.program, info);
-    cudnnHandle_t handle;
-    cudnnStatus_t st = cudnnCreate(&handle);
-    if (st != CUDNN_STATUS_SUCCESS)
-        tc_skip(spec.program, "cudnnCreate failed: %s", cudnnGetErrorString(st));
+    if (tc_cudnn_load(why, sizeof why) != 0) tc_skip(PROGRAM, "%s", why);
+}
 
-    int rc;
-    if (a.mode == TC_MODE_TEST) {
-        rc = run_tests(&a, &dev, handle);
-    } else {
-        FILE *csv = NULL;
-        if (a.mode == TC_MODE_BENCH) {
-            csv = tc_bench_csv_open(a.csv_path);
-            if (!csv) return TC_EXIT_USAGE;
-        }
-        fprintf(info,
-                "problem   : forward convolution, seed %llu, median of %d runs after %d "
-                "warm-up, L2 flushed before each\n",
-                (unsigned long long)a.seed, a.reps, a.warmup);
-        int failed = 0;
-        if (shape_text)
-            failed += run_layer(&a, &dev, handle, &custom, info, csv);
-        else
-            for (int i = first; i <= last; i++)
-                failed += run_layer(&a, &dev, handle, &layers[i], info, csv);
-        fprintf(info, "\nrel_err: ||y - ref||_F / ||ref||_F, ref = FP64 direct convolution of the "
-                      "same rounded inputs\n");
-        tc_bench_csv_close(csv);
-        rc = failed ? TC_EXIT_WRONG : TC_EXIT_PASS;
-    }
-    cudnnDestroy(handle);
-    tc_timing_release();
-    return rc;
+static void check_device(const tc_args *a, const tc_device_info *dev)
+{
+    if (!opts.shape_text) return;
+    const tc_conv_shape *s = &opts.custom.shape;
+    double bytes = 4.0 * ((double)s->n * s->c * s->h * s->w + (double)s->k * s->c * s->r * s->s +
+                          (double)s->n * s->k * s->p * s->q);
+    if (bytes + (1 << 30) > (double)dev->mem_free)
+        tc_usage_error(PROGRAM,
+                       "bad --shape '%s': needs %.1f GiB of GPU memory (plus "
+                       "workspace); %s has %.1f GiB free",
+                       opts.shape_text, bytes / (1 << 30), dev->name,
+                       (double)dev->mem_free / (1 << 30));
+}
+
+static void init(const tc_args *a, const tc_device_info *dev, FILE *info)
+{
+    tc_cudnn_require(PROGRAM, info);
+    cudnnStatus_t st = cudnnCreate(&opts.handle);
+    if (st != CUDNN_STATUS_SUCCESS)
+        tc_skip(PROGRAM, "cudnnCreate failed: %s", cudnnGetErrorString(st));
+}
+
+static void fini(void) { cudnnDestroy(opts.handle); }
+
+int main(int argc, char **argv)
+{
+    static const tc_program program = {
+        .cli = {.program = PROGRAM,
+                .summary = "convolution on tensor cores through cuDNN: math type, data type, "
+                           "layout, channel padding, algorithm, API",
+                TC_VARIANT_TABLE(variants),
+                .default_reps = 20,
+                .default_warmup = 5,
+                .flags = flags,
+                .n_flags = TC_COUNT(flags)},
+        .min_cc = 70,
+        .list = print_list,
+        .check_args = check_args,
+        .check_device = check_device,
+        .init = init,
+        .test = run_tests,
+        .measure = measure,
+        .fini = fini,
+    };
+    return tc_program_main(argc, argv, &program);
 }

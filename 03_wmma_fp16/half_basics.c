@@ -14,6 +14,7 @@
 #include "check.h"
 #include "convert.h"
 #include "harness.h"
+#include "program.h"
 #include "verify.h"
 
 #include <math.h>
@@ -32,11 +33,15 @@ typedef struct {
 } axpy_variant;
 
 static const axpy_variant variants[] = {
-    {"memcpy_d2d", "cudaMemcpyAsync device to device: the bandwidth ceiling (baseline)", NULL},
-    {"h1_hfma", "one half per thread, __hfma", axpy_h1_launch},
-    {"h2_hfma2", "half2 per thread, __hfma2; peeled head, scalar tail", axpy_h2_launch},
-    {"h8_vec16", "16-byte loads/stores of 8 halves, 4 x __hfma2; head and tail peeled",
-     axpy_h8_launch},
+    {.name = "memcpy_d2d",
+     .description = "cudaMemcpyAsync device to device: the bandwidth ceiling (baseline)"},
+    {.name = "h1_hfma", .description = "one half per thread, __hfma", .launch = axpy_h1_launch},
+    {.name = "h2_hfma2",
+     .description = "half2 per thread, __hfma2; peeled head, scalar tail",
+     .launch = axpy_h2_launch},
+    {.name = "h8_vec16",
+     .description = "16-byte loads/stores of 8 halves, 4 x __hfma2; head and tail peeled",
+     .launch = axpy_h8_launch},
 };
 enum { N_VARIANTS = sizeof variants / sizeof variants[0] };
 static const float AXPY_A = -0.7f; /* rounds to 0xB99A: a scale that is not a power of two */
@@ -50,20 +55,35 @@ typedef struct {
     const char *lesson;
 } probe;
 
+/* hand-aligned table */
+// clang-format off
 static const probe probes[HALF_N_PROBES] = {
-    {"half(65504)", OP_CVT, 65504.0, 0, "the largest finite f16"},
-    {"half(65519)", OP_CVT, 65519.0, 0, "rounds down: spacing is 32 up here"},
-    {"half(65520)", OP_CVT, 65520.0, 0, "overflow: the midpoint to 65536 rounds to inf"},
-    {"300 * 300", OP_MUL, 300.0, 300.0, "90000 > 65504: a product overflows"},
-    {"half(2^-14)", OP_CVT, 6.103515625e-05, 0, "the smallest normal f16 (6.1e-5)"},
-    {"half(1e-6)", OP_CVT, 1e-6f, 0, "subnormal: spacing 6e-8, only 5 significant bits"},
-    {"half(2^-24)", OP_CVT, 5.9604644775390625e-08, 0, "the smallest subnormal (6.0e-8)"},
-    {"half(1e-8)", OP_CVT, 1e-8f, 0, "underflow to zero"},
-    {"0.001 * 0.001", OP_MUL, 1e-3f, 1e-3f, "a product of ordinary numbers is subnormal"},
-    {"2048 + 1", OP_ADD, 2048.0, 1.0, "integers are exact only up to 2048"},
-    {"1 + 2^-11", OP_ADD, 1.0, 0.00048828125, "a tie: rounds to even (1), eps is 2^-10"},
-    {"half(0.1)", OP_CVT, 0.1f, 0, "0.1 is not exact: 3 decimal digits"},
+    {.label = "half(65504)",   .op = OP_CVT, .a = 65504.0,
+     .lesson = "the largest finite f16"},
+    {.label = "half(65519)",   .op = OP_CVT, .a = 65519.0,
+     .lesson = "rounds down: spacing is 32 up here"},
+    {.label = "half(65520)",   .op = OP_CVT, .a = 65520.0,
+     .lesson = "overflow: the midpoint to 65536 rounds to inf"},
+    {.label = "300 * 300",     .op = OP_MUL, .a = 300.0, .b = 300.0,
+     .lesson = "90000 > 65504: a product overflows"},
+    {.label = "half(2^-14)",   .op = OP_CVT, .a = 6.103515625e-05,
+     .lesson = "the smallest normal f16 (6.1e-5)"},
+    {.label = "half(1e-6)",    .op = OP_CVT, .a = 1e-6f,
+     .lesson = "subnormal: spacing 6e-8, only 5 significant bits"},
+    {.label = "half(2^-24)",   .op = OP_CVT, .a = 5.9604644775390625e-08,
+     .lesson = "the smallest subnormal (6.0e-8)"},
+    {.label = "half(1e-8)",    .op = OP_CVT, .a = 1e-8f,
+     .lesson = "underflow to zero"},
+    {.label = "0.001 * 0.001", .op = OP_MUL, .a = 1e-3f, .b = 1e-3f,
+     .lesson = "a product of ordinary numbers is subnormal"},
+    {.label = "2048 + 1",      .op = OP_ADD, .a = 2048.0, .b = 1.0,
+     .lesson = "integers are exact only up to 2048"},
+    {.label = "1 + 2^-11",     .op = OP_ADD, .a = 1.0, .b = 0.00048828125,
+     .lesson = "a tie: rounds to even (1), eps is 2^-10"},
+    {.label = "half(0.1)",     .op = OP_CVT, .a = 0.1f,
+     .lesson = "0.1 is not exact: 3 decimal digits"},
 };
+// clang-format on
 
 static uint16_t probe_expected(const probe *p)
 {
@@ -422,8 +442,9 @@ static int run_axpy_table(const tc_args *args, const tc_device_info *dev, long n
 /* ---- command line and modes -------------------------------------------------------------------
  */
 static const tc_cli_flag flags[] = {
-    {"--n", "N", "AXPY length in halves, 1..2^33 (default 2^28 + 1)"},
+    {.name = "--n", .metavar = "N", .help = "AXPY length in halves, 1..2^33 (default 2^28 + 1)"},
 };
+static long axpy_n = DEFAULT_N; /* --n */
 
 static void print_list(void)
 {
@@ -436,61 +457,70 @@ static void print_list(void)
         printf("  %-14s %s\n", probes[i].label, probes[i].lesson);
 }
 
-int main(int argc, char **argv)
+static void check_args(const tc_args *a)
 {
-    const char *names[N_VARIANTS];
-    for (int i = 0; i < N_VARIANTS; i++) names[i] = variants[i].name;
-    tc_cli_spec spec = {
-        PROGRAM, "half and half2: an f16 AXPY at the copy bandwidth, and what f16 can hold",
-        names,   N_VARIANTS,
-        0,       20,
-        3,       flags,
-        1};
-    tc_args a;
-    tc_parse_args(argc, argv, &spec, &a);
-    if (a.mode == TC_MODE_LIST) {
-        print_list();
-        return TC_EXIT_PASS;
-    }
-    long n = DEFAULT_N;
-    if (a.flag_values[0]) {
-        if (a.mode == TC_MODE_TEST)
+    if (a->flag_values[0]) {
+        if (a->mode == TC_MODE_TEST)
             tc_usage_error(PROGRAM, "--test runs its own lengths; drop --n");
-        n = tc_parse_long(&spec, "--n", a.flag_values[0], 1, MAX_N);
+        axpy_n = tc_parse_long(PROGRAM, "--n", a->flag_values[0], 1, MAX_N);
     }
     /* host: x, y as uploaded, y as read back */
-    double host = (double)tc_host_memory_bytes(), need_host = 6.0 * (double)n;
-    if (a.mode != TC_MODE_TEST && host > 0 && need_host > host)
+    double host = (double)tc_host_memory_bytes(), need_host = 6.0 * (double)axpy_n;
+    if (a->mode != TC_MODE_TEST && host > 0 && need_host > host)
         tc_usage_error(PROGRAM, "--n %ld needs %.1f GiB of host memory; this machine has %.1f GiB",
-                       n, need_host / (1 << 30), host / (1 << 30));
+                       axpy_n, need_host / (1 << 30), host / (1 << 30));
+}
 
-    FILE *info = a.mode == TC_MODE_BENCH && !a.csv_path ? stderr : stdout;
-    tc_device_info dev;
-    tc_device_open(&dev, 70, PROGRAM);
-    if (a.mode != TC_MODE_TEST && 4.0 * (double)n + 2.0 * dev.l2_bytes > (double)dev.mem_free)
-        tc_usage_error(PROGRAM, "--n %ld needs %.1f GiB of GPU memory; %s has %.1f GiB free", n,
-                       4.0 * (double)n / (1 << 30), dev.name, (double)dev.mem_free / (1 << 30));
-    fprintf(info, "%s - %s\n", PROGRAM, spec.summary);
-    tc_device_print(&dev, info);
-    fprintf(info, "\n");
+static void check_device(const tc_args *a, const tc_device_info *dev)
+{
+    if (a->mode != TC_MODE_TEST &&
+        4.0 * (double)axpy_n + 2.0 * dev->l2_bytes > (double)dev->mem_free)
+        tc_usage_error(PROGRAM, "--n %ld needs %.1f GiB of GPU memory; %s has %.1f GiB free",
+                       axpy_n, 4.0 * (double)axpy_n / (1 << 30), dev->name,
+                       (double)dev->mem_free / (1 << 30));
+}
 
-    int rc = TC_EXIT_PASS, passed = 0, failed = 0;
-    if (a.mode == TC_MODE_TEST) {
-        run_probes(0, &passed, &failed);
-        run_dots(0, a.seed, &passed, &failed);
-        test_axpy(a.seed, &passed, &failed);
-        rc = tc_test_finish(PROGRAM, passed, failed, 0);
-    } else if (a.mode == TC_MODE_BENCH) {
-        FILE *csv = tc_bench_csv_open(a.csv_path);
-        if (!csv) return TC_EXIT_USAGE;
-        rc = run_axpy_table(&a, &dev, n, info, csv) ? TC_EXIT_WRONG : TC_EXIT_PASS;
-        tc_bench_csv_close(csv);
-    } else {
-        int bad = run_probes(1, &passed, &failed);
-        bad += run_dots(1, a.seed, &passed, &failed);
-        bad += run_axpy_table(&a, &dev, n, info, NULL);
-        rc = bad ? TC_EXIT_WRONG : TC_EXIT_PASS;
-    }
-    tc_timing_release();
-    return rc;
+/* --test: the probes and dot products bit-exact, every AXPY variant on odd lengths, exact */
+static int mode_test(const tc_args *a, const tc_device_info *dev)
+{
+    int passed = 0, failed = 0;
+    run_probes(0, &passed, &failed);
+    run_dots(0, a->seed, &passed, &failed);
+    test_axpy(a->seed, &passed, &failed);
+    return tc_test_finish(PROGRAM, passed, failed, 0);
+}
+
+/* default mode: the precision lesson first (the AXPY table follows) */
+static int lesson(const tc_args *a, const tc_device_info *dev)
+{
+    int passed = 0, failed = 0;
+    return run_probes(1, &passed, &failed) + run_dots(1, a->seed, &passed, &failed);
+}
+
+/* default mode and --bench: the AXPY table */
+static int measure(const tc_args *a, const tc_device_info *dev, FILE *info, FILE *csv)
+{
+    return run_axpy_table(a, dev, axpy_n, info, csv) ? TC_EXIT_WRONG : TC_EXIT_PASS;
+}
+
+int main(int argc, char **argv)
+{
+    static const tc_program program = {
+        .cli = {.program = PROGRAM,
+                .summary =
+                    "half and half2: an f16 AXPY at the copy bandwidth, and what f16 can hold",
+                TC_VARIANT_TABLE(variants),
+                .default_reps = 20,
+                .default_warmup = 3,
+                .flags = flags,
+                .n_flags = TC_COUNT(flags)},
+        .min_cc = 70,
+        .list = print_list,
+        .check_args = check_args,
+        .check_device = check_device,
+        .test = mode_test,
+        .measure = measure,
+        .default_tests = lesson,
+    };
+    return tc_program_main(argc, argv, &program);
 }

@@ -14,48 +14,42 @@
 
 // clang-format off
 #define ROW TC_ROW_MAJOR
-#define RUNG(name, desc, cc, mult, prepare, launch)                                                \
-    {name, desc, "f16f32", cc, mult, mult, mult, ROW, ROW, ROW, "FP16 GEMM", "cublas_f16f32",      \
-     prepare, launch, NULL, NULL}
+/* A rung: what every rung shares, then its own fields */
+#define RUNG(...)                                                                                  \
+    {.precision = "f16f32", .a_layout = ROW, .b_layout = ROW, .c_layout = ROW,                     \
+     .problem = "FP16 GEMM", .baseline = "cublas_f16f32", __VA_ARGS__}
 
 /* The variant table: --list, --variant, --test and --bench all come from it. */
 static const tc_gemm_variant variants[] = {
-    {"cublas_f16f32", "cuBLAS, f16 in, f32 accumulate and out (the baseline)", "f16f32", 70,
-     1, 1, 1, ROW, ROW, ROW, "FP16 GEMM", NULL, tc_cublas_prepare, tc_cublas_launch,
-     tc_cublas_release, &tc_cublas_f16f32},
-    RUNG("v1_naive",    "one warp per 16x16 tile, fragments from global memory",       70, 16,
-         wmma_v1_prepare, wmma_v1_launch),
-    RUNG("v2_smem",     "64x64 block tile in shared memory, one fragment per warp",   70, 1,
-         NULL, wmma_v2_launch),
-    RUNG("v3_regblock", "128x128 tile, 64x32 warp tiles (4x2 fragments), padded smem", 70, 1,
-         wmma_v3_prepare, wmma_v3_launch),
-    RUNG("v4_pipeline", "v3 + 4-stage cp.async pipeline, one barrier per k-tile",      80, 1,
-         wmma_v4_prepare, wmma_v4_launch),
-    RUNG("v5_dbuf",     "128x256 tile, 64x64 warps, fragments double-buffered, grouped", 80, 1,
-         wmma_v5_prepare, wmma_v5_launch),
+    {.name = "cublas_f16f32", .precision = "f16f32", .min_cc = 70,
+     .a_layout = ROW, .b_layout = ROW, .c_layout = ROW, .problem = "FP16 GEMM",
+     .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, .release = tc_cublas_release,
+     .impl = &tc_cublas_f16f32,
+     .description = "cuBLAS, f16 in, f32 accumulate and out (the baseline)"},
+    RUNG(.name = "v1_naive",    .min_cc = 70, .mult_m = 16, .mult_n = 16, .mult_k = 16,
+         .prepare = wmma_v1_prepare, .launch = wmma_v1_launch,
+         .description = "one warp per 16x16 tile, fragments from global memory"),
+    RUNG(.name = "v2_smem",     .min_cc = 70, .launch = wmma_v2_launch,
+         .description = "64x64 block tile in shared memory, one fragment per warp"),
+    RUNG(.name = "v3_regblock", .min_cc = 70, .prepare = wmma_v3_prepare, .launch = wmma_v3_launch,
+         .description = "128x128 tile, 64x32 warp tiles (4x2 fragments), padded smem"),
+    RUNG(.name = "v4_pipeline", .min_cc = 80, .prepare = wmma_v4_prepare, .launch = wmma_v4_launch,
+         .description = "v3 + 4-stage cp.async pipeline, one barrier per k-tile"),
+    RUNG(.name = "v5_dbuf",     .min_cc = 80, .prepare = wmma_v5_prepare, .launch = wmma_v5_launch,
+         .description = "128x256 tile, 64x64 warps, fragments double-buffered, grouped"),
 };
 // clang-format on
-
-static const int bench_sizes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}};
 
 int main(int argc, char **argv)
 {
     static const tc_gemm_chapter chapter = {
-        "03_wmma_fp16",
-        "the WMMA FP16 GEMM ladder: naive, shared memory, register blocking, cp.async pipeline",
-        variants,
-        (int)(sizeof variants / sizeof variants[0]),
-        "all",
-        4096,
-        4096,
-        4096,
-        bench_sizes,
-        (int)(sizeof bench_sizes / sizeof bench_sizes[0]),
-        NULL,
-        0,
-        70,
-        tc_cublas_chapter_init,
-        NULL,
+        .name = "03_wmma_fp16",
+        .summary = "the WMMA FP16 GEMM ladder: naive, shared memory, register blocking, cp.async "
+                   "pipeline",
+        .variants = variants,
+        .n_variants = TC_COUNT(variants),
+        .min_cc = 70,
+        .init = tc_cublas_chapter_init,
     };
     return tc_gemm_main(argc, argv, &chapter);
 }

@@ -28,55 +28,53 @@
 
 // clang-format off
 #define ROW TC_ROW_MAJOR
-#define RUNG(name, desc, prec, mult_mn, mult_k, problem, baseline, prepare, launch)                \
-    {name, desc, prec, 80, mult_mn, mult_mn, mult_k, ROW, ROW, ROW, problem, baseline,             \
-     prepare, launch, NULL, NULL}
-#define CUBLAS(name, desc, prec, problem, mode)                                                    \
-    {name, desc, prec, 80, 1, 1, 1, ROW, ROW, ROW, problem, NULL,                                  \
-     tc_cublas_prepare, tc_cublas_launch, tc_cublas_release, &mode}
+/* A rung, a cuBLAS baseline: what each shares, then its own fields */
+#define RUNG(...)                                                                                  \
+    {.min_cc = 80, .a_layout = ROW, .b_layout = ROW, .c_layout = ROW, __VA_ARGS__}
+#define CUBLAS(...)                                                                                \
+    {.min_cc = 80, .a_layout = ROW, .b_layout = ROW, .c_layout = ROW,                              \
+     .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, .release = tc_cublas_release,       \
+     __VA_ARGS__}
 
-/* The variant table: --list, --variant, --test and --bench all come from it. A baseline row
- * comes before the rows measured against it (the default table divides by its rate). */
 static const tc_gemm_variant variants[] = {
-    CUBLAS("cublas_f32",  "cuBLAS FP32 pedantic: FMAs on the CUDA cores (FP32 baseline)", "f32",
-           "FP32 GEMM", tc_cublas_f32),
-    RUNG("v0_sgemm",    "CUDA cores: 128x128 tile, 8x8 per thread, double-buffered smem",  "f32",
-         1, 1, "FP32 GEMM", "cublas_f32", NULL, sgemm_v0_launch),
-    CUBLAS("cublas_tf32", "cuBLAS COMPUTE_32F_FAST_TF32: TF32 tensor cores (TF32 baseline)", "f32_tf32",
-           "TF32 GEMM", tc_cublas_tf32),
-    RUNG("v1_naive",    "one warp per 16x16 tile, fragments from global memory",          "tf32",
-         16, 8, "TF32 GEMM", "cublas_tf32", tf32_v1_prepare, tf32_v1_launch),
-    RUNG("v2_smem",     "128x64 block tile, 32x32 warp tiles, padded smem, sync loads",   "tf32",
-         1, 1, "TF32 GEMM", "cublas_tf32", NULL, tf32_v2_launch),
-    RUNG("v3_pipeline", "128x128 tile, 64x32 warp tiles, 3-stage cp.async pipeline",      "tf32",
-         1, 1, "TF32 GEMM", "cublas_tf32", tf32_v3_prepare, tf32_v3_launch),
-    RUNG("v4_dbuf",     "128x256 tile, 64x64 warps, fragments double-buffered, grouped",  "tf32",
-         1, 1, "TF32 GEMM", "cublas_tf32", tf32_v4_prepare, tf32_v4_launch),
-    RUNG("v5_3xtf32",   "3xTF32 on v3's pipeline: f32 accuracy from three TF32 products", "3xtf32",
-         1, 1, "FP32 GEMM", "cublas_f32", tf32_v5_prepare, tf32_v5_launch),
+    CUBLAS(.name = "cublas_f32",  .precision = "f32",      .problem = "FP32 GEMM",
+           .impl = &tc_cublas_f32,
+           .description = "cuBLAS FP32 pedantic: FMAs on the CUDA cores (FP32 baseline)"),
+    RUNG(.name = "v0_sgemm",      .precision = "f32",      .problem = "FP32 GEMM",
+         .baseline = "cublas_f32",  .launch = sgemm_v0_launch,
+         .description = "CUDA cores: 128x128 tile, 8x8 per thread, double-buffered smem"),
+    CUBLAS(.name = "cublas_tf32", .precision = "f32_tf32", .problem = "TF32 GEMM",
+           .impl = &tc_cublas_tf32,
+           .description = "cuBLAS COMPUTE_32F_FAST_TF32: TF32 tensor cores (TF32 baseline)"),
+    RUNG(.name = "v1_naive",      .precision = "tf32",     .problem = "TF32 GEMM",
+         .baseline = "cublas_tf32", .mult_m = 16, .mult_n = 16, .mult_k = 8,
+         .prepare = tf32_v1_prepare, .launch = tf32_v1_launch,
+         .description = "one warp per 16x16 tile, fragments from global memory"),
+    RUNG(.name = "v2_smem",       .precision = "tf32",     .problem = "TF32 GEMM",
+         .baseline = "cublas_tf32", .launch = tf32_v2_launch,
+         .description = "128x64 block tile, 32x32 warp tiles, padded smem, sync loads"),
+    RUNG(.name = "v3_pipeline",   .precision = "tf32",     .problem = "TF32 GEMM",
+         .baseline = "cublas_tf32", .prepare = tf32_v3_prepare, .launch = tf32_v3_launch,
+         .description = "128x128 tile, 64x32 warp tiles, 3-stage cp.async pipeline"),
+    RUNG(.name = "v4_dbuf",       .precision = "tf32",     .problem = "TF32 GEMM",
+         .baseline = "cublas_tf32", .prepare = tf32_v4_prepare, .launch = tf32_v4_launch,
+         .description = "128x256 tile, 64x64 warps, fragments double-buffered, grouped"),
+    RUNG(.name = "v5_3xtf32",     .precision = "3xtf32",   .problem = "FP32 GEMM",
+         .baseline = "cublas_f32",  .prepare = tf32_v5_prepare, .launch = tf32_v5_launch,
+         .description = "3xTF32 on v3's pipeline: f32 accuracy from three TF32 products"),
 };
 // clang-format on
-
-static const int bench_sizes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}};
 
 int main(int argc, char **argv)
 {
     static const tc_gemm_chapter chapter = {
-        "04_wmma_tf32",
-        "FP32 on CUDA cores, the WMMA TF32 ladder, and 3xTF32 (f32 accuracy on tensor cores)",
-        variants,
-        (int)(sizeof variants / sizeof variants[0]),
-        "all",
-        4096,
-        4096,
-        4096,
-        bench_sizes,
-        (int)(sizeof bench_sizes / sizeof bench_sizes[0]),
-        NULL,
-        0,
-        80,
-        tc_cublas_chapter_init,
-        NULL,
+        .name = "04_wmma_tf32",
+        .summary =
+            "FP32 on CUDA cores, the WMMA TF32 ladder, and 3xTF32 (f32 accuracy on tensor cores)",
+        .variants = variants,
+        .n_variants = TC_COUNT(variants),
+        .min_cc = 80,
+        .init = tc_cublas_chapter_init,
     };
     return tc_gemm_main(argc, argv, &chapter);
 }

@@ -20,61 +20,57 @@
 // clang-format off
 #define ROW TC_ROW_MAJOR
 #define COL TC_COL_MAJOR
-#define CUBLAS(name, desc, prec, problem, mode)                                                    \
-    {name, desc, prec, 80, 1, 1, 1, ROW, COL, ROW, problem, NULL, tc_cublas_prepare,              \
-     tc_cublas_launch, tc_cublas_release, &mode}
-#define F16(name, desc, prepare, launch)                                                           \
-    {name, desc, "f16f32", 80, 1, 1, 1, ROW, COL, ROW, "FP16 GEMM", "cublas_f16f32", prepare,     \
-     launch, NULL, &mma_in_f16}
-#define BF16(name, desc, prepare, launch)                                                          \
-    {name "_bf16", desc, "bf16f32", 80, 1, 1, 1, ROW, COL, ROW, "BF16 GEMM", "cublas_bf16f32",    \
-     prepare, launch, NULL, &mma_in_bf16}
+/* A cuBLAS baseline, a rung of the f16 ladder, its bf16 twin (NAME "_bf16"): what each shares,
+ * then its own fields */
+#define CUBLAS(...)                                                                                \
+    {.min_cc = 80, .a_layout = ROW, .b_layout = COL, .c_layout = ROW,                              \
+     .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, .release = tc_cublas_release,       \
+     __VA_ARGS__}
+#define F16(NAME, ...)                                                                             \
+    {.name = NAME, .precision = "f16f32", .min_cc = 80, .a_layout = ROW, .b_layout = COL,         \
+     .c_layout = ROW, .problem = "FP16 GEMM", .baseline = "cublas_f16f32", .impl = &mma_in_f16,   \
+     __VA_ARGS__}
+#define BF16(NAME, ...)                                                                            \
+    {.name = NAME "_bf16", .precision = "bf16f32", .min_cc = 80, .a_layout = ROW, .b_layout = COL,\
+     .c_layout = ROW, .problem = "BF16 GEMM", .baseline = "cublas_bf16f32", .impl = &mma_in_bf16, \
+     __VA_ARGS__}
 #define LADDER(X)                                                                                  \
-    X("v1_hand",     "128x128, 64x32 warps, fragments by hand from plain smem",   NULL,           \
-      mma_v1_launch),                                                                              \
-    X("v2_ldmatrix", "v1 with ldmatrix.x4 fragments (plain smem: 4-way conflicts)", NULL,        \
-      mma_v2_launch),                                                                              \
-    X("v3_swizzle",  "v2 with an XOR-swizzled smem layout: no bank conflicts",    NULL,           \
-      mma_v3_launch),                                                                              \
-    X("v4_pipeline", "128x256, 64x64 warps, 4-stage cp.async ring, 1 barrier/k-tile",            \
-      mma_v4_prepare, mma_v4_launch),                                                              \
-    X("v5_dbuf",     "v4 + double-buffered fragments, early barrier, grouped order",             \
-      mma_v5_prepare, mma_v5_launch),                                                              \
-    X("v6_epilogue", "v5 + epilogue through smem, 16-byte stores of C",                           \
-      mma_v6_prepare, mma_v6_launch)
+    X("v1_hand",     .launch = mma_v1_launch,                                                      \
+      .description = "128x128, 64x32 warps, fragments by hand from plain smem"),                   \
+    X("v2_ldmatrix", .launch = mma_v2_launch,                                                      \
+      .description = "v1 with ldmatrix.x4 fragments (plain smem: 4-way conflicts)"),               \
+    X("v3_swizzle",  .launch = mma_v3_launch,                                                      \
+      .description = "v2 with an XOR-swizzled smem layout: no bank conflicts"),                    \
+    X("v4_pipeline", .prepare = mma_v4_prepare, .launch = mma_v4_launch,                           \
+      .description = "128x256, 64x64 warps, 4-stage cp.async ring, 1 barrier/k-tile"),             \
+    X("v5_dbuf",     .prepare = mma_v5_prepare, .launch = mma_v5_launch,                           \
+      .description = "v4 + double-buffered fragments, early barrier, grouped order"),              \
+    X("v6_epilogue", .prepare = mma_v6_prepare, .launch = mma_v6_launch,                           \
+      .description = "v5 + epilogue through smem, 16-byte stores of C")
 
-/* The variant table: --list, --variant, --test and --bench all come from it. */
 static const tc_gemm_variant variants[] = {
-    CUBLAS("cublas_f16f32", "cuBLAS, f16 in, f32 accumulate and out (the f16 baseline)",
-           "f16f32", "FP16 GEMM", tc_cublas_f16f32),
+    CUBLAS(.name = "cublas_f16f32",  .precision = "f16f32",  .problem = "FP16 GEMM",
+           .impl = &tc_cublas_f16f32,
+           .description = "cuBLAS, f16 in, f32 accumulate and out (the f16 baseline)"),
     LADDER(F16),
-    CUBLAS("cublas_bf16f32", "cuBLAS, bf16 in, f32 accumulate and out (the bf16 baseline)",
-           "bf16f32", "BF16 GEMM", tc_cublas_bf16f32),
+    CUBLAS(.name = "cublas_bf16f32", .precision = "bf16f32", .problem = "BF16 GEMM",
+           .impl = &tc_cublas_bf16f32,
+           .description = "cuBLAS, bf16 in, f32 accumulate and out (the bf16 baseline)"),
     LADDER(BF16),
 };
 // clang-format on
 
-static const int bench_sizes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}};
-
 int main(int argc, char **argv)
 {
     static const tc_gemm_chapter chapter = {
-        "05_mma_gemm",
-        "the mma.sync GEMM ladder (f16 and bf16 in, f32 out): by hand, ldmatrix, swizzle, "
-        "cp.async pipeline, double-buffered fragments",
-        variants,
-        (int)(sizeof variants / sizeof variants[0]),
-        "all",
-        4096,
-        4096,
-        4096,
-        bench_sizes,
-        (int)(sizeof bench_sizes / sizeof bench_sizes[0]),
-        NULL,
-        0,
-        80,
-        tc_cublas_chapter_init,
-        NULL,
+        .name = "05_mma_gemm",
+        .summary =
+            "the mma.sync GEMM ladder (f16 and bf16 in, f32 out): by hand, ldmatrix, swizzle, "
+            "cp.async pipeline, double-buffered fragments",
+        .variants = variants,
+        .n_variants = TC_COUNT(variants),
+        .min_cc = 80,
+        .init = tc_cublas_chapter_init,
     };
     return tc_gemm_main(argc, argv, &chapter);
 }

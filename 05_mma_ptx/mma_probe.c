@@ -17,6 +17,8 @@
 #include "convert.h"
 #include "cublas_gemm.h"
 #include "harness.h"
+#include "program.h"
+#include "sweep.h"
 #include "verify.h"
 
 #include <stdlib.h>
@@ -31,8 +33,9 @@ static const char *const type_cublas[N_TYPES] = {"cublas_f16f32", "cublas_bf16f3
 
 /* the benchmark sweep: accumulator chains per warp x warps per SM (blocks of MMA_PEAK_WARPS) */
 static const int sweep_chains[] = {1, 2, 4, 8};
-static const int sweep_blocks_per_sm[] = {1, 2, 4, 8};
-enum { N_CHAINS = 4, N_OCC = 4, PEAK_ITERS = 8192, TEST_ITERS = 64, CUBLAS_N = 8192 };
+static const int sweep_warps_per_sm[] = {1 * MMA_PEAK_WARPS, 2 * MMA_PEAK_WARPS, 4 * MMA_PEAK_WARPS,
+                                         8 * MMA_PEAK_WARPS};
+enum { N_CHAINS = TC_COUNT(sweep_chains), PEAK_ITERS = 8192, TEST_ITERS = 64, CUBLAS_N = 8192 };
 
 /* ---- small helpers --------------------------------------------------------------------------- */
 static uint16_t to_bits(int bf16, float x) { return bf16 ? tc_f32_to_bf16(x) : tc_f32_to_f16(x); }
@@ -232,18 +235,11 @@ static void peak_launch(void *ctx, cudaStream_t stream)
     TC_LAUNCH_CHECK();
 }
 
-typedef struct {
-    double tflops;
-    tc_timing t;
-    int exact;
-    double mhz; /* the SM clock the last timed launch held: sum of cycles / sum of ns */
-} peak_result;
-
-/* Runs one configuration; reps = 0: once, no timing (--test). Checks every lane's sum exactly:
+/* Runs one configuration; a NULL: once, no timing (--test). Checks every lane's sum exactly:
  * A and B hold -1, 0, 1 (|A B| <= 16) and c0 small integers, so the sums of all chains stay
  * below 2^24 for iters <= 2^14 and f32 represents every intermediate exactly. */
-static peak_result run_peak(int bf16, int chains, int blocks, int iters, const tc_args *a,
-                            tc_rng *rng)
+static tc_sweep_point run_peak(int bf16, int chains, int blocks, int iters, const tc_args *a,
+                               tc_rng *rng)
 {
     uint16_t ha[16 * 16], hb[16 * 8];
     uint32_t frag[32 * 6];
@@ -270,7 +266,7 @@ static peak_result run_peak(int bf16, int chains, int blocks, int iters, const t
     TC_CUDA_CHECK(cudaStreamSynchronize(stream));
     float *out = (float *)tc_xmalloc(n_out * sizeof(float));
     TC_CUDA_CHECK(cudaMemcpy(out, ctx.d_out, n_out * sizeof(float), cudaMemcpyDeviceToHost));
-    peak_result r;
+    tc_sweep_point r;
     memset(&r, 0, sizeof r);
     r.exact = 1;
     for (int lane = 0; lane < 32; lane++)
@@ -287,14 +283,8 @@ static peak_result run_peak(int bf16, int chains, int blocks, int iters, const t
     if (a && a->reps > 0) {
         r.t = tc_time_gpu(peak_launch, &ctx, stream, a->warmup, a->reps);
         const double flop = 2.0 * 16 * 8 * 16 * (double)warps * chains * iters;
-        r.tflops = flop / (r.t.ms_median * 1e-3) / 1e12;
-        long long *clk = (long long *)tc_xmalloc((size_t)blocks * 2 * sizeof(long long));
-        TC_CUDA_CHECK(cudaMemcpy(clk, ctx.d_clk, (size_t)blocks * 2 * sizeof(long long),
-                                 cudaMemcpyDeviceToHost));
-        double cycles = 0, ns = 0;
-        for (int b = 0; b < blocks; b++) cycles += (double)clk[2 * b], ns += (double)clk[2 * b + 1];
-        r.mhz = ns > 0 ? cycles / ns * 1e3 : 0;
-        free(clk);
+        r.rate = flop / (r.t.ms_median * 1e-3) / 1e12;
+        r.mhz = tc_sweep_clock_mhz(ctx.d_clk, blocks);
     }
     TC_CUDA_CHECK(cudaStreamDestroy(stream));
     TC_CUDA_CHECK(cudaFree(ctx.d_frag));
@@ -304,51 +294,49 @@ static peak_result run_peak(int bf16, int chains, int blocks, int iters, const t
     return r;
 }
 
-/* The sweep for one input type: prints the table to `info`, returns the best rate (the ceiling),
- * its configuration and whether every run was exact. */
-static double peak_sweep(int bf16, const tc_args *a, const tc_device_info *dev, tc_rng *rng,
-                         FILE *info, int *best_chains, int *best_warps, tc_timing *best_t,
-                         int *all_exact)
+typedef struct {
+    int bf16;
+    const tc_args *a;
+    const tc_device_info *dev;
+    tc_rng *rng;
+} sweep_ctx;
+
+static tc_sweep_point sweep_point(void *ctx, int chains, int warps_per_sm)
 {
-    double best = 0, best_mhz = 0;
-    *all_exact = 1;
+    const sweep_ctx *c = (const sweep_ctx *)ctx;
+    return run_peak(c->bf16, chains, c->dev->sms * warps_per_sm / MMA_PEAK_WARPS, PEAK_ITERS, c->a,
+                    c->rng);
+}
+
+/* The sweep for one input type: prints the table and the ceiling (its best rate) to `info`. */
+static tc_sweep_result peak_sweep(int bf16, const tc_args *a, const tc_device_info *dev,
+                                  tc_rng *rng, FILE *info)
+{
     fprintf(info,
             "\nmma.sync.m16n8k16 %s throughput, TFLOP/s (median of %d; %d mma per chain; "
             "every result checked exactly)\n",
             type_names[bf16], a->reps, PEAK_ITERS);
-    fprintf(info, "  %-18s", "chains \\ warps/SM");
-    for (int o = 0; o < N_OCC; o++) fprintf(info, " %8d", sweep_blocks_per_sm[o] * MMA_PEAK_WARPS);
-    fprintf(info, "\n");
-    for (int ci = 0; ci < N_CHAINS; ci++) {
-        fprintf(info, "  %-18d", sweep_chains[ci]);
-        for (int o = 0; o < N_OCC; o++) {
-            const int blocks = dev->sms * sweep_blocks_per_sm[o];
-            peak_result r = run_peak(bf16, sweep_chains[ci], blocks, PEAK_ITERS, a, rng);
-            *all_exact &= r.exact;
-            fprintf(info, " %8.1f%s", r.tflops, r.exact ? "" : "!");
-            if (r.exact && r.tflops > best) {
-                best = r.tflops;
-                *best_chains = sweep_chains[ci];
-                *best_warps = sweep_blocks_per_sm[o] * MMA_PEAK_WARPS;
-                *best_t = r.t;
-                best_mhz = r.mhz;
-            }
-        }
-        fprintf(info, "\n");
-        fflush(info);
-    }
-    if (!*all_exact) fprintf(info, "  ! = a lane's result was wrong: that figure does not count\n");
+    sweep_ctx ctx = {.bf16 = bf16, .a = a, .dev = dev, .rng = rng};
+    const tc_sweep sweep = {.row_name = "chains",
+                            .col_name = "warps/SM",
+                            .rows = sweep_chains,
+                            .n_rows = TC_COUNT(sweep_chains),
+                            .cols = sweep_warps_per_sm,
+                            .n_cols = TC_COUNT(sweep_warps_per_sm),
+                            .run = sweep_point,
+                            .ctx = &ctx};
+    const tc_sweep_result r = tc_sweep_run(&sweep, info);
     /* flop per clock per SM at the clock the run held (clock64 cycles / %globaltimer ns over
      * every block), next to the driver's maximum: what the tensor pipe does per cycle. The
      * operands here are -1, 0, 1, which draw less power than random data: a GEMM may run at a
      * lower clock than this, and this ceiling is then an upper bound for it. */
-    const double mhz = best_mhz > 0 ? best_mhz : dev->clock_mhz;
+    const double mhz = r.best.mhz > 0 ? r.best.mhz : dev->clock_mhz;
     fprintf(info,
             "  ceiling %.1f TFLOP/s (%d chains, %d warps/SM) = %.0f flop/clock/SM at %.0f MHz "
             "(measured during the run; the driver's maximum is %d MHz)\n",
-            best, *best_chains, *best_warps, best * 1e12 / ((double)dev->sms * mhz * 1e6), mhz,
+            r.best.rate, r.row, r.col, r.best.rate * 1e12 / ((double)dev->sms * mhz * 1e6), mhz,
             dev->clock_mhz);
-    return best;
+    return r;
 }
 
 /* cuBLAS on n^3 in the ladder's layout (A row-major, B column-major, C row-major f32), on random
@@ -445,7 +433,7 @@ static int mode_test(const tc_args *a, const tc_device_info *dev)
     for (int bf16 = 0; bf16 < N_TYPES; bf16++)
         for (int ci = 0; ci < N_CHAINS && wanted(a, bf16); ci++) {
             const int chains = sweep_chains[ci], blocks = 2;
-            peak_result r = run_peak(bf16, chains, blocks, TEST_ITERS, NULL, &rng);
+            const tc_sweep_point r = run_peak(bf16, chains, blocks, TEST_ITERS, NULL, &rng);
             char name[64], detail[96];
             snprintf(name, sizeof name, "mma_peak_%s_%dchains", type_names[bf16], chains);
             snprintf(detail, sizeof detail, "%d warps x %d mma per chain: every lane's sum exact",
@@ -464,11 +452,9 @@ static int mode_measure(const tc_args *a, const tc_device_info *dev, FILE *info,
     tc_rng_seed(&rng, a->seed);
     for (int bf16 = 0; bf16 < N_TYPES; bf16++) {
         if (!wanted(a, bf16)) continue;
-        int chains = 0, warps = 0, exact = 0;
-        tc_timing tp;
-        memset(&tp, 0, sizeof tp);
-        const double ceiling = peak_sweep(bf16, a, dev, &rng, info, &chains, &warps, &tp, &exact);
-        bad += !exact;
+        const tc_sweep_result peak = peak_sweep(bf16, a, dev, &rng, info);
+        const double ceiling = peak.best.rate;
+        bad += !peak.all_exact;
         tc_timing tb;
         memset(&tb, 0, sizeof tb);
         const double cublas = cublas_rate(bf16, CUBLAS_N, a, dev, info, &tb);
@@ -496,11 +482,11 @@ static int mode_measure(const tc_args *a, const tc_device_info *dev, FILE *info,
             tc_bench_csv_write(csv, &row, dev);
         }
         row.variant = "mma_sync_ceiling";
-        snprintf(row.size, sizeof row.size, "%dchains_%dwarps", chains, warps);
-        row.ms_median = tp.ms_median, row.ms_min = tp.ms_min;
+        snprintf(row.size, sizeof row.size, "%dchains_%dwarps", peak.row, peak.col);
+        row.ms_median = peak.best.t.ms_median, row.ms_min = peak.best.t.ms_min;
         row.rate = ceiling;
         row.pct_of_baseline = cublas > 0 ? 100.0 * ceiling / cublas : 0;
-        row.verified = exact;
+        row.verified = peak.all_exact;
         tc_bench_csv_write(csv, &row, dev);
     }
     return bad ? TC_EXIT_WRONG : TC_EXIT_PASS;
@@ -535,16 +521,19 @@ static int default_tests(const tc_args *a, const tc_device_info *dev)
 
 int main(int argc, char **argv)
 {
-    static const tc_probe_program program = {
-        {PROGRAM, "mma.sync/ldmatrix/cp.async unit tests and the mma.sync throughput ceiling",
-         type_names, N_TYPES, 0 /* no --size */, 20, 5, NULL, 0},
-        80,
-        0,
-        NULL,
-        print_list,
-        tc_cublas_print_version,
-        mode_test,
-        mode_measure,
-        default_tests};
-    return tc_probe_main(argc, argv, &program);
+    static const tc_program program = {
+        .cli = {.program = PROGRAM,
+                .summary = "mma.sync/ldmatrix/cp.async unit tests and the mma.sync throughput "
+                           "ceiling",
+                TC_VARIANT_TABLE(type_names),
+                .default_reps = 20,
+                .default_warmup = 5},
+        .min_cc = 80,
+        .list = print_list,
+        .init = tc_cublas_program_init,
+        .test = mode_test,
+        .measure = mode_measure,
+        .default_tests = default_tests,
+    };
+    return tc_program_main(argc, argv, &program);
 }

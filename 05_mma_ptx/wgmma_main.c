@@ -31,58 +31,56 @@ static void *wgmma_chapter_init(const tc_device_info *dev, FILE *info)
 // clang-format off
 #define ROW TC_ROW_MAJOR
 #define COL TC_COL_MAJOR
-#define CUBLAS(name, desc, prec, problem, mode)                                                    \
-    {name, desc, prec, 80, 1, 1, 1, ROW, COL, ROW, problem, NULL, tc_cublas_prepare,              \
-     tc_cublas_launch, tc_cublas_release, &mode}
-/* mult_k: 1 for v1 (cp.async takes anything), 8 for the TMA rungs (16-byte rows) */
-#define F16(name, desc, mult_k, prepare, launch, release)                                          \
-    {name, desc, "f16f32", 90, 1, 1, mult_k, ROW, COL, ROW, "FP16 GEMM", "cublas_f16f32",        \
-     prepare, launch, release, &wgmma_in_f16}
-#define BF16(name, desc, mult_k, prepare, launch, release)                                         \
-    {name "_bf16", desc, "bf16f32", 90, 1, 1, mult_k, ROW, COL, ROW, "BF16 GEMM",                \
-     "cublas_bf16f32", prepare, launch, release, &wgmma_in_bf16}
+/* A cuBLAS baseline, a rung of the f16 ladder, its bf16 twin (NAME "_bf16"): what each shares,
+ * then its own fields */
+#define CUBLAS(...)                                                                                \
+    {.min_cc = 80, .a_layout = ROW, .b_layout = COL, .c_layout = ROW,                              \
+     .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, .release = tc_cublas_release,       \
+     __VA_ARGS__}
+#define F16(NAME, ...)                                                                             \
+    {.name = NAME, .precision = "f16f32", .min_cc = 90, .a_layout = ROW, .b_layout = COL,         \
+     .c_layout = ROW, .problem = "FP16 GEMM", .baseline = "cublas_f16f32",                        \
+     .impl = &wgmma_in_f16, __VA_ARGS__}
+#define BF16(NAME, ...)                                                                            \
+    {.name = NAME "_bf16", .precision = "bf16f32", .min_cc = 90, .a_layout = ROW, .b_layout = COL,\
+     .c_layout = ROW, .problem = "BF16 GEMM", .baseline = "cublas_bf16f32",                       \
+     .impl = &wgmma_in_bf16, __VA_ARGS__}
 #define LADDER(X)                                                                                  \
-    X("v1_wgmma",      "wgmma m64n128k16, 128x128, cp.async 3-stage ring, swizzle by hand", 1,   \
-      wgmma_v1_prepare, wgmma_v1_launch, NULL),                                                    \
-    X("v2_tma",        "v1 with TMA loads, 4-stage mbarrier ring, one wgmma group in flight", 8, \
-      wgmma_v2_prepare, wgmma_v2_launch, wgmma_release),                                           \
-    X("v3_warpspec",   "128x256, producer warpgroup + 2 consumers (m64n256k16), setmaxnreg", 8,  \
-      wgmma_v3_prepare, wgmma_v3_launch, wgmma_release),                                           \
-    X("v4_cluster",    "v3 persistent (a block per SM walks tiles), clusters of 2, B multicast", \
-      8, wgmma_v4_prepare, wgmma_v4_launch, wgmma_release)
+    X("v1_wgmma",    .prepare = wgmma_v1_prepare, .launch = wgmma_v1_launch,                       \
+      .description = "wgmma m64n128k16, 128x128, cp.async 3-stage ring, swizzle by hand"),         \
+    X("v2_tma",      .mult_k = 8, .prepare = wgmma_v2_prepare, .launch = wgmma_v2_launch,          \
+      .release = wgmma_release,                                                                    \
+      .description = "v1 with TMA loads, 4-stage mbarrier ring, one wgmma group in flight"),       \
+    X("v3_warpspec", .mult_k = 8, .prepare = wgmma_v3_prepare, .launch = wgmma_v3_launch,          \
+      .release = wgmma_release,                                                                    \
+      .description = "128x256, producer warpgroup + 2 consumers (m64n256k16), setmaxnreg"),        \
+    X("v4_cluster",  .mult_k = 8, .prepare = wgmma_v4_prepare, .launch = wgmma_v4_launch,          \
+      .release = wgmma_release,                                                                    \
+      .description = "v3 persistent (a block per SM walks tiles), clusters of 2, B multicast")
 
-/* The variant table: --list, --variant, --test and --bench all come from it. */
 static const tc_gemm_variant variants[] = {
-    CUBLAS("cublas_f16f32", "cuBLAS, f16 in, f32 accumulate and out (the f16 baseline)",
-           "f16f32", "FP16 GEMM", tc_cublas_f16f32),
+    CUBLAS(.name = "cublas_f16f32",  .precision = "f16f32",  .problem = "FP16 GEMM",
+           .impl = &tc_cublas_f16f32,
+           .description = "cuBLAS, f16 in, f32 accumulate and out (the f16 baseline)"),
     LADDER(F16),
-    CUBLAS("cublas_bf16f32", "cuBLAS, bf16 in, f32 accumulate and out (the bf16 baseline)",
-           "bf16f32", "BF16 GEMM", tc_cublas_bf16f32),
+    CUBLAS(.name = "cublas_bf16f32", .precision = "bf16f32", .problem = "BF16 GEMM",
+           .impl = &tc_cublas_bf16f32,
+           .description = "cuBLAS, bf16 in, f32 accumulate and out (the bf16 baseline)"),
     LADDER(BF16),
 };
 // clang-format on
 
-static const int bench_sizes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}};
-
 int main(int argc, char **argv)
 {
     static const tc_gemm_chapter chapter = {
-        "05_wgmma_gemm",
-        "the Hopper GEMM ladder (f16 and bf16 in, f32 out): wgmma, TMA, warp specialisation, "
-        "persistent, clusters (sm_90a)",
-        variants,
-        (int)(sizeof variants / sizeof variants[0]),
-        "all",
-        4096,
-        4096,
-        4096,
-        bench_sizes,
-        (int)(sizeof bench_sizes / sizeof bench_sizes[0]),
-        NULL,
-        0,
-        90,
-        wgmma_chapter_init,
-        NULL,
+        .name = "05_wgmma_gemm",
+        .summary =
+            "the Hopper GEMM ladder (f16 and bf16 in, f32 out): wgmma, TMA, warp specialisation, "
+            "persistent, clusters (sm_90a)",
+        .variants = variants,
+        .n_variants = TC_COUNT(variants),
+        .min_cc = 90,
+        .init = wgmma_chapter_init,
     };
     return tc_gemm_main(argc, argv, &chapter);
 }

@@ -14,6 +14,8 @@
 #include "check.h"
 #include "convert.h"
 #include "harness.h"
+#include "program.h"
+#include "sweep.h"
 #include "verify.h"
 
 #include <stdlib.h>
@@ -79,11 +81,10 @@ static void test_wgmma(int bf16, int n, int by_tma, int m_valid, int n_valid, in
 }
 
 /* ---- the benchmark --------------------------------------------------------------------------- */
-typedef struct {
-    double tflops;
-    tc_timing t;
-    int exact;
-} peak_result;
+/* the sweep: warpgroups per block (1..PEAK_MAX_WARPGROUPS) x blocks per SM, one */
+static const int sweep_warpgroups[] = {1, 2, 3};
+_Static_assert(PEAK_MAX_WARPGROUPS == 3, "sweep_warpgroups lists 1..PEAK_MAX_WARPGROUPS");
+static const int sweep_blocks_per_sm[] = {1};
 
 typedef struct {
     int bf16, warpgroups, blocks, iters;
@@ -99,10 +100,10 @@ static void peak_work(void *ctx, cudaStream_t stream)
 }
 
 /* A and B of -1, 0, 1: |D| <= 64 iters, exact in f32 for iters <= 2^18. */
-static peak_result run_peak(int bf16, int warpgroups, int blocks, int iters, const tc_args *args,
-                            tc_rng *rng)
+static tc_sweep_point run_peak(int bf16, int warpgroups, int blocks, int iters, const tc_args *args,
+                               tc_rng *rng)
 {
-    peak_result r;
+    tc_sweep_point r;
     memset(&r, 0, sizeof r);
     uint16_t a[64 * 64], b[256 * 64];
     fill_small(bf16, a, 64 * 64, -1, 1, rng);
@@ -113,8 +114,8 @@ static peak_result run_peak(int bf16, int warpgroups, int blocks, int iters, con
     TC_CUDA_CHECK(cudaMemset(c.out, 0xFF, 2 * 64 * 256 * sizeof(float)));
     if (args) {
         r.t = tc_time_gpu(peak_work, &c, 0, args->warmup, args->reps);
-        r.tflops = (double)blocks * warpgroups * iters * 2.0 * 64 * 256 * 64 /
-                   (r.t.ms_median * 1e-3) / 1e12;
+        r.rate = (double)blocks * warpgroups * iters * 2.0 * 64 * 256 * 64 /
+                 (r.t.ms_median * 1e-3) / 1e12;
     } else {
         peak_work(&c, 0);
     }
@@ -165,7 +166,7 @@ static int mode_test(const tc_args *a, const tc_device_info *dev)
     tc_rng_seed(&rng, a->seed + 7);
     for (int bf16 = 0; bf16 < N_TYPES; bf16++)
         for (int w = 1; w <= PEAK_MAX_WARPGROUPS && wanted(a, bf16); w++) {
-            peak_result r = run_peak(bf16, w, 2, TEST_ITERS, NULL, &rng);
+            const tc_sweep_point r = run_peak(bf16, w, 2, TEST_ITERS, NULL, &rng);
             char name[64], detail[96];
             snprintf(name, sizeof name, "wgmma_peak_%s_%dwarpgroups", type_names[bf16], w);
             snprintf(detail, sizeof detail, "2 blocks x %d groups of 4 wgmma: D exact", TEST_ITERS);
@@ -173,6 +174,19 @@ static int mode_test(const tc_args *a, const tc_device_info *dev)
         }
     (void)dev;
     return tc_test_finish(PROGRAM, passed, failed, 0);
+}
+
+typedef struct {
+    int bf16;
+    const tc_args *a;
+    const tc_device_info *dev;
+    tc_rng *rng;
+} sweep_ctx;
+
+static tc_sweep_point sweep_point(void *ctx, int warpgroups, int blocks_per_sm)
+{
+    const sweep_ctx *c = (const sweep_ctx *)ctx;
+    return run_peak(c->bf16, warpgroups, c->dev->sms * blocks_per_sm, PEAK_ITERS, c->a, c->rng);
 }
 
 /* default (csv == NULL) and --bench: the sweep over warpgroups per SM, one block per SM */
@@ -184,24 +198,25 @@ static int mode_measure(const tc_args *a, const tc_device_info *dev, FILE *info,
     for (int bf16 = 0; bf16 < N_TYPES; bf16++) {
         if (!wanted(a, bf16)) continue;
         fprintf(info,
-                "\nwgmma.m64n256k16 %s throughput (one block per SM, %d groups of 4 wgmma per "
+                "\nwgmma.m64n256k16 %s throughput, TFLOP/s (%d groups of 4 wgmma per "
                 "warpgroup, median of %d, results checked exactly)\n",
                 type_names[bf16], PEAK_ITERS, a->reps);
-        peak_result best;
-        memset(&best, 0, sizeof best);
-        int best_w = 0;
-        for (int w = 1; w <= PEAK_MAX_WARPGROUPS; w++) {
-            peak_result r = run_peak(bf16, w, dev->sms, PEAK_ITERS, a, &rng);
-            fprintf(info, "  %d warpgroup%s per SM: %8.1f TFLOP/s%s\n", w, w > 1 ? "s" : " ",
-                    r.tflops, r.exact ? "" : "  (WRONG result: does not count)");
-            bad += !r.exact;
-            if (r.exact && r.tflops > best.tflops) best = r, best_w = w;
-        }
+        sweep_ctx ctx = {.bf16 = bf16, .a = a, .dev = dev, .rng = &rng};
+        const tc_sweep sweep = {.row_name = "warpgroups",
+                                .col_name = "blocks/SM",
+                                .rows = sweep_warpgroups,
+                                .n_rows = TC_COUNT(sweep_warpgroups),
+                                .cols = sweep_blocks_per_sm,
+                                .n_cols = TC_COUNT(sweep_blocks_per_sm),
+                                .run = sweep_point,
+                                .ctx = &ctx};
+        const tc_sweep_result best = tc_sweep_run(&sweep, info);
+        bad += !best.all_exact;
         fprintf(info,
                 "  ceiling %.1f TFLOP/s (%d warpgroups per SM) = %.0f flop/clock/SM at the "
                 "driver's maximum clock of %d MHz\n",
-                best.tflops, best_w, best.tflops * 1e12 / ((double)dev->sms * dev->clock_mhz * 1e6),
-                dev->clock_mhz);
+                best.best.rate, best.row,
+                best.best.rate * 1e12 / ((double)dev->sms * dev->clock_mhz * 1e6), dev->clock_mhz);
         if (!csv) continue;
         tc_bench_row row;
         memset(&row, 0, sizeof row);
@@ -209,13 +224,13 @@ static int mode_measure(const tc_args *a, const tc_device_info *dev, FILE *info,
         row.variant = "wgmma_ceiling";
         row.problem = type_problem[bf16];
         row.precision = type_names[bf16];
-        snprintf(row.size, sizeof row.size, "%dwarpgroups_per_SM", best_w);
-        row.ms_median = best.t.ms_median, row.ms_min = best.t.ms_min;
-        row.rate = best.tflops;
+        snprintf(row.size, sizeof row.size, "%dwarpgroups_per_SM", best.row);
+        row.ms_median = best.best.t.ms_median, row.ms_min = best.best.t.ms_min;
+        row.rate = best.best.rate;
         row.unit = "TFLOP/s";
         row.baseline = "wgmma_ceiling"; /* its own; 05_wgmma_gemm's cuBLAS rows are the same run */
         row.pct_of_baseline = 100.0;
-        row.verified = best.exact;
+        row.verified = best.best.exact;
         tc_bench_csv_write(csv, &row, dev);
     }
     return bad ? TC_EXIT_WRONG : TC_EXIT_PASS;
@@ -251,16 +266,19 @@ static int default_tests(const tc_args *a, const tc_device_info *dev)
 
 int main(int argc, char **argv)
 {
-    static const tc_probe_program program = {
-        {PROGRAM, "wgmma/TMA unit tests and the wgmma throughput ceiling (sm_90a)", type_names,
-         N_TYPES, 0 /* no --size */, 20, 5, NULL, 0},
-        90,
-        90,
-        "wgmma and TMA code is built for sm_90a only",
-        print_list,
-        NULL,
-        mode_test,
-        mode_measure,
-        default_tests};
-    return tc_probe_main(argc, argv, &program);
+    static const tc_program program = {
+        .cli = {.program = PROGRAM,
+                .summary = "wgmma/TMA unit tests and the wgmma throughput ceiling (sm_90a)",
+                TC_VARIANT_TABLE(type_names),
+                .default_reps = 20,
+                .default_warmup = 5},
+        .min_cc = 90,
+        .only_cc = 90,
+        .only_why = "wgmma and TMA code is built for sm_90a only",
+        .list = print_list,
+        .test = mode_test,
+        .measure = mode_measure,
+        .default_tests = default_tests,
+    };
+    return tc_program_main(argc, argv, &program);
 }

@@ -39,6 +39,7 @@
 #include "check.h"
 #include "convert.h"
 #include "harness.h"
+#include "program.h"
 #include "verify.h"
 
 #include <math.h>
@@ -56,8 +57,10 @@ typedef struct {
 } st_shape;
 
 static const st_shape shapes[] = {
-    {"Box-2D9P", 1, BOX},   {"Box-2D25P", 2, BOX},   {"Box-2D49P", 3, BOX},  {"Star-2D5P", 1, STAR},
-    {"Star-2D9P", 2, STAR}, {"Star-2D13P", 3, STAR}, {"Box-2D225P", 7, BOX},
+    {.name = "Box-2D9P", .r = 1, .kind = BOX},   {.name = "Box-2D25P", .r = 2, .kind = BOX},
+    {.name = "Box-2D49P", .r = 3, .kind = BOX},  {.name = "Star-2D5P", .r = 1, .kind = STAR},
+    {.name = "Star-2D9P", .r = 2, .kind = STAR}, {.name = "Star-2D13P", .r = 3, .kind = STAR},
+    {.name = "Box-2D225P", .r = 7, .kind = BOX},
 };
 enum { N_SHAPES = sizeof shapes / sizeof shapes[0], DEFAULT_SHAPE = 2 };
 
@@ -85,12 +88,18 @@ typedef struct {
 /* hand-aligned table */
 // clang-format off
 static const st_variant variants[] = {
-    {"cudnn",      "(a) cuDNN: 1-channel FP16 convolution, FP32 compute, + frame restore",  RUNG_CUDNN,  0, "f16f32", 80, "any grid"},
-    {"cuda_f32",   "(b) CUDA cores: f32 shared tile, FP32 FMA, register-blocked columns",   RUNG_CUDA,   0, "f16f32", 80, "any grid"},
-    {"dense_f32",  "(c) banded matrices on mma.sync m16n8k16, f32 accumulate",             RUNG_DENSE,  0, "f16f32", 80, "any grid"},
-    {"dense_f16",  "(c) the same, f16 accumulate",                                          RUNG_DENSE,  1, "f16f16", 80, "any grid"},
-    {"sparse_f32", "(d) strided swap, 2:4 bands on mma.sp m16n8k32, f32 accumulate",       RUNG_SPARSE, 0, "f16f32", 80, "any grid"},
-    {"sparse_f16", "(d) the same, f16 accumulate",                                          RUNG_SPARSE, 1, "f16f16", 80, "any grid"},
+    {.name = "cudnn",      .rung = RUNG_CUDNN,  .precision = "f16f32", .min_cc = 80, .sizes = "any grid",
+     .description = "(a) cuDNN: 1-channel FP16 convolution, FP32 compute, + frame restore"},
+    {.name = "cuda_f32",   .rung = RUNG_CUDA,   .precision = "f16f32", .min_cc = 80, .sizes = "any grid",
+     .description = "(b) CUDA cores: f32 shared tile, FP32 FMA, register-blocked columns"},
+    {.name = "dense_f32",  .rung = RUNG_DENSE,  .precision = "f16f32", .min_cc = 80, .sizes = "any grid",
+     .description = "(c) banded matrices on mma.sync m16n8k16, f32 accumulate"},
+    {.name = "dense_f16",  .rung = RUNG_DENSE,  .precision = "f16f16", .min_cc = 80, .sizes = "any grid", .f16acc = 1,
+     .description = "(c) the same, f16 accumulate"},
+    {.name = "sparse_f32", .rung = RUNG_SPARSE, .precision = "f16f32", .min_cc = 80, .sizes = "any grid",
+     .description = "(d) strided swap, 2:4 bands on mma.sp m16n8k32, f32 accumulate"},
+    {.name = "sparse_f16", .rung = RUNG_SPARSE, .precision = "f16f16", .min_cc = 80, .sizes = "any grid", .f16acc = 1,
+     .description = "(d) the same, f16 accumulate"},
 };
 // clang-format on
 enum { N_VARIANTS = sizeof variants / sizeof variants[0], BASE = 0, DEFAULT_VARIANT = 4 };
@@ -579,11 +588,25 @@ static double copy_bandwidth(long NY, long NX, int warmup, int reps)
  */
 enum { FLAG_GRID, FLAG_STEPS, FLAG_SHAPE };
 static const tc_cli_flag flags[] = {
-    {"--grid", "NYxNX", "grid rows x columns, each 1..65536 (default 10240x10240)"},
-    {"--steps", "T", "time steps, 1..10000 (default 10)"},
-    {"--shape", "NAME|all", "a shape of the table (see --list) or all (default Box-2D49P)"},
+    [FLAG_GRID] = {.name = "--grid",
+                   .metavar = "NYxNX",
+                   .help = "grid rows x columns, each 1..65536 (default 10240x10240)"},
+    [FLAG_STEPS] = {.name = "--steps", .metavar = "T", .help = "time steps, 1..10000 (default 10)"},
+    [FLAG_SHAPE] = {.name = "--shape",
+                    .metavar = "NAME|all",
+                    .help = "a shape of the table (see --list) or all (default Box-2D49P)"},
 };
 enum { MAX_DIM = 65536, MAX_STEPS = 10000, DEFAULT_GRID = 10240, DEFAULT_STEPS = 10 };
+
+/* What check_args makes of the flags, for the modes: the grid, the steps, shapes first..last */
+static struct {
+    long NY, NX;
+    int T, first, last;
+} opts = {.NY = DEFAULT_GRID,
+          .NX = DEFAULT_GRID,
+          .T = DEFAULT_STEPS,
+          .first = DEFAULT_SHAPE,
+          .last = DEFAULT_SHAPE};
 #define MAX_CELLS 1073741824.0 /* 2^30 cells: three f16 grids are 6 GiB */
 
 static void parse_grid(const char *text, long *NY, long *NX)
@@ -776,10 +799,11 @@ typedef struct {
     int T;
 } test_grid;
 /* small, odd and non-multiple sizes; the first N_SMALL_GRIDS are what `make sanitize` runs */
-static const test_grid test_grids[] = {{1, 1, 2},    {5, 7, 3},    {17, 33, 3},
-                                       {64, 200, 2}, {129, 77, 5}, {1000, 1000, 3}};
+static const test_grid test_grids[] = {
+    {.NY = 1, .NX = 1, .T = 2},    {.NY = 5, .NX = 7, .T = 3},    {.NY = 17, .NX = 33, .T = 3},
+    {.NY = 64, .NX = 200, .T = 2}, {.NY = 129, .NX = 77, .T = 5}, {.NY = 1000, .NX = 1000, .T = 3}};
 enum { N_TEST_GRIDS = sizeof test_grids / sizeof test_grids[0], N_SMALL_GRIDS = 4 };
-static const test_grid exact_grid = {37, 45, 1};
+static const test_grid exact_grid = {.NY = 37, .NX = 45, .T = 1};
 
 static void test_case(const tc_args *a, const tc_device_info *dev, const st_problem *p,
                       const char *label, int *passed, int *failed, int *skipped)
@@ -911,90 +935,91 @@ static int run_tests(const tc_args *a, const tc_device_info *dev, int first, int
     return tc_test_finish(PROGRAM, passed, failed, skipped);
 }
 
-int main(int argc, char **argv)
+/* the chapter's flags, checked before any CUDA call */
+static void check_args(const tc_args *a)
 {
-    const char *names[N_VARIANTS];
-    for (int i = 0; i < N_VARIANTS; i++) names[i] = variants[i].name;
-    tc_cli_spec spec = {
-        PROGRAM, "2D stencils on cuDNN, CUDA cores, dense and 2:4-sparse tensor cores",
-        names,   N_VARIANTS,
-        0,       20,
-        3,       flags,
-        3};
-    tc_args a;
-    tc_parse_args(argc, argv, &spec, &a);
-    if (a.mode == TC_MODE_LIST) {
-        print_list();
-        return TC_EXIT_PASS;
-    }
-    /* the chapter's flags, checked before any CUDA call */
-    const char *grid_text = a.flag_values[FLAG_GRID], *steps_text = a.flag_values[FLAG_STEPS],
-               *shape_text = a.flag_values[FLAG_SHAPE];
-    if (a.mode == TC_MODE_TEST && (grid_text || steps_text))
+    const char *grid_text = a->flag_values[FLAG_GRID], *steps_text = a->flag_values[FLAG_STEPS],
+               *shape_text = a->flag_values[FLAG_SHAPE];
+    if (a->mode == TC_MODE_TEST && (grid_text || steps_text))
         tc_usage_error(PROGRAM, "--test runs its own grids and steps; drop --grid/--steps");
-    long NY = DEFAULT_GRID, NX = DEFAULT_GRID;
-    int T = DEFAULT_STEPS;
-    if (grid_text) parse_grid(grid_text, &NY, &NX);
-    if (steps_text) T = (int)tc_parse_long(&spec, "--steps", steps_text, 1, MAX_STEPS);
-    int first = DEFAULT_SHAPE, last = DEFAULT_SHAPE;
-    if (a.mode == TC_MODE_TEST || a.mode == TC_MODE_BENCH) first = 0, last = N_SHAPES - 1;
+    if (grid_text) parse_grid(grid_text, &opts.NY, &opts.NX);
+    if (steps_text) opts.T = (int)tc_parse_long(PROGRAM, "--steps", steps_text, 1, MAX_STEPS);
+    if (a->mode == TC_MODE_TEST || a->mode == TC_MODE_BENCH)
+        opts.first = 0, opts.last = N_SHAPES - 1;
     if (shape_text && strcmp(shape_text, "all") == 0) {
-        first = 0, last = N_SHAPES - 1;
+        opts.first = 0, opts.last = N_SHAPES - 1;
     } else if (shape_text) {
-        first = last = find_shape(shape_text);
-        if (first < 0) {
-            fprintf(stderr, "%s: unknown shape '%s'; allowed: all", PROGRAM, shape_text);
-            for (int i = 0; i < N_SHAPES; i++) fprintf(stderr, ", %s", shapes[i].name);
-            fprintf(stderr, "\n");
-            return TC_EXIT_USAGE;
-        }
+        opts.first = opts.last = find_shape(shape_text);
+        if (opts.first < 0)
+            tc_unknown_name(PROGRAM, "shape", shape_text, shapes, sizeof shapes[0], N_SHAPES);
     }
-    if (a.mode != TC_MODE_TEST) { /* host memory: the grid, its download, start images, sample */
-        const double need = 2.0 * NY * NX * 4 + 64.0 * (1 << 20);
+    if (a->mode != TC_MODE_TEST) { /* host memory: the grid, its download, start images, sample */
+        const double need = 2.0 * opts.NY * opts.NX * 4 + 64.0 * (1 << 20);
         const double host = (double)tc_host_memory_bytes();
         if (host > 0 && need > host)
             tc_usage_error(
                 PROGRAM,
-                "bad --grid %ldx%ld: needs %.1f GiB of host memory, this machine has %.1f GiB", NY,
-                NX, need / (1 << 30), host / (1 << 30));
+                "bad --grid %ldx%ld: needs %.1f GiB of host memory, this machine has %.1f GiB",
+                opts.NY, opts.NX, need / (1 << 30), host / (1 << 30));
     }
+}
 
-    FILE *info = a.mode == TC_MODE_BENCH && !a.csv_path ? stderr : stdout;
-    tc_device_info dev;
-    tc_device_open(&dev, 80, PROGRAM);
-    if (a.mode != TC_MODE_TEST) {
-        const double bytes = 3.0 * NY * ((NX + 7) / 8 * 8) * 2 + (1 << 30);
-        if (bytes > (double)dev.mem_free)
-            tc_usage_error(PROGRAM,
-                           "bad --grid %ldx%ld: needs %.1f GiB of GPU memory, %s has %.1f GiB free",
-                           NY, NX, bytes / (1 << 30), dev.name, (double)dev.mem_free / (1 << 30));
-    }
-    fprintf(info, "%s - %s\n", PROGRAM, spec.summary);
-    tc_device_print(&dev, info);
+static void check_device(const tc_args *a, const tc_device_info *dev)
+{
+    if (a->mode == TC_MODE_TEST) return;
+    const double bytes = 3.0 * opts.NY * ((opts.NX + 7) / 8 * 8) * 2 + (1 << 30);
+    if (bytes > (double)dev->mem_free)
+        tc_usage_error(
+            PROGRAM, "bad --grid %ldx%ld: needs %.1f GiB of GPU memory, %s has %.1f GiB free",
+            opts.NY, opts.NX, bytes / (1 << 30), dev->name, (double)dev->mem_free / (1 << 30));
+}
+
+static void init(const tc_args *a, const tc_device_info *dev, FILE *info)
+{
     cudnn_ok = st_cudnn_init(cudnn_why, sizeof cudnn_why) == 0;
     if (cudnn_ok)
         st_cudnn_print_version(info);
     else
         tc_info_line(info, "cuDNN", "%s (the cudnn rung is skipped)", cudnn_why);
+}
 
-    int rc;
-    if (a.mode == TC_MODE_TEST) {
-        rc = run_tests(&a, &dev, first, last);
-    } else {
-        FILE *csv = NULL;
-        if (a.mode == TC_MODE_BENCH) {
-            csv = tc_bench_csv_open(a.csv_path);
-            if (!csv) return TC_EXIT_USAGE;
-        }
-        fprintf(info,
-                "problem   : %ldx%ld f16 grid, %d steps, seed %llu, median of %d runs after %d "
-                "warm-up, L2 flushed before each\n",
-                NY, NX, T, (unsigned long long)a.seed, a.reps, a.warmup);
-        const int failed = run_timed(&a, &dev, first, last, NY, NX, T, info, csv);
-        tc_bench_csv_close(csv);
-        rc = failed ? TC_EXIT_WRONG : TC_EXIT_PASS;
-    }
-    st_cudnn_shutdown();
-    tc_timing_release();
-    return rc;
+static void fini(void) { st_cudnn_shutdown(); }
+
+static int mode_test(const tc_args *a, const tc_device_info *dev)
+{
+    return run_tests(a, dev, opts.first, opts.last);
+}
+
+/* default mode and --bench: the timed table of every selected shape */
+static int measure(const tc_args *a, const tc_device_info *dev, FILE *info, FILE *csv)
+{
+    fprintf(info,
+            "problem   : %ldx%ld f16 grid, %d steps, seed %llu, median of %d runs after %d "
+            "warm-up, L2 flushed before each\n",
+            opts.NY, opts.NX, opts.T, (unsigned long long)a->seed, a->reps, a->warmup);
+    const int failed =
+        run_timed(a, dev, opts.first, opts.last, opts.NY, opts.NX, opts.T, info, csv);
+    return failed ? TC_EXIT_WRONG : TC_EXIT_PASS;
+}
+
+int main(int argc, char **argv)
+{
+    static const tc_program program = {
+        .cli = {.program = PROGRAM,
+                .summary = "2D stencils on cuDNN, CUDA cores, dense and 2:4-sparse tensor cores",
+                TC_VARIANT_TABLE(variants),
+                .default_reps = 20,
+                .default_warmup = 3,
+                .flags = flags,
+                .n_flags = TC_COUNT(flags)},
+        .min_cc = 80,
+        .list = print_list,
+        .check_args = check_args,
+        .check_device = check_device,
+        .init = init,
+        .test = mode_test,
+        .measure = measure,
+        .fini = fini,
+    };
+    return tc_program_main(argc, argv, &program);
 }

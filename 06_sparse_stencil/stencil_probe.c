@@ -11,6 +11,7 @@
 #include "check.h"
 #include "convert.h"
 #include "harness.h"
+#include "sweep.h"
 #include "verify.h"
 
 #include <stdlib.h>
@@ -328,9 +329,10 @@ static void probe_b(int *passed, int *failed)
  * Entries of A in -3..3 and of B in -1..1 keep |A B| <= 48, so the sums of 8 chains of 4096
  * steps stay below 2^24, where f32 is exact. */
 enum { RATE_ITERS = 4096, RATE_TEST_ITERS = 64, RATE_FRAG = 9 };
+/* the sweep: accumulator chains per warp x warps per SM (blocks of ST_RATE_WARPS) */
 static const int rate_chains[] = {2, 4, 8};
-static const int rate_blocks_per_sm[] = {1, 2, 4, 8};
-enum { N_RATE_CHAINS = 3, N_RATE_OCC = 4 };
+static const int rate_warps_per_sm[] = {1 * ST_RATE_WARPS, 2 * ST_RATE_WARPS, 4 * ST_RATE_WARPS,
+                                        8 * ST_RATE_WARPS};
 
 static void rate_fragments(int sparse, tc_rng *rng, uint32_t *frag, float *c0, double AB[16][8])
 {
@@ -389,9 +391,9 @@ static void rate_launch(void *ctx, cudaStream_t stream)
 }
 
 /* One configuration: run once and check every lane of every warp exactly; reps > 0: then time
- * it. Returns whether the sums were exact; *tflops and *t get the rate. */
-static int run_rate(int sparse, int chains, int blocks, int iters, int warmup, int reps,
-                    tc_rng *rng, double *tflops, tc_timing *t)
+ * it (rate: TFLOP/s). */
+static tc_sweep_point run_rate(int sparse, int chains, int blocks, int iters, int warmup, int reps,
+                               tc_rng *rng)
 {
     uint32_t frag[32 * RATE_FRAG];
     float c0[32 * 4];
@@ -411,26 +413,28 @@ static int run_rate(int sparse, int chains, int blocks, int iters, int warmup, i
     TC_CUDA_CHECK(cudaStreamSynchronize(stream));
     float *out = (float *)tc_xmalloc(n_out * sizeof(float));
     tc_device_fetch(out, ctx.d_out, n_out * sizeof(float));
-    int exact = 1;
+    tc_sweep_point r;
+    memset(&r, 0, sizeof r);
+    r.exact = 1;
     for (int lane = 0; lane < 32; lane++)
         for (int j = 0; j < 4; j++) {
             const int i = st_frag_c_row(lane, j), n = st_frag_c_col(lane, j);
             double want = 0;
             for (int c = 0; c < chains; c++)
                 want += c0[lane * 4 + j] + c + (double)iters * AB[i][n];
-            for (size_t w = 0; w < warps; w++) exact &= out[(w * 32 + lane) * 4 + j] == want;
+            for (size_t w = 0; w < warps; w++) r.exact &= out[(w * 32 + lane) * 4 + j] == want;
         }
     free(out);
     if (reps > 0) {
-        *t = tc_time_gpu(rate_launch, &ctx, stream, warmup, reps);
+        r.t = tc_time_gpu(rate_launch, &ctx, stream, warmup, reps);
         const double flop = 2.0 * 16 * 8 * (sparse ? 32 : 16) * (double)warps * chains * iters;
-        *tflops = flop / (t->ms_median * 1e-3) / 1e12;
+        r.rate = flop / (r.t.ms_median * 1e-3) / 1e12;
     }
     TC_CUDA_CHECK(cudaStreamDestroy(stream));
     TC_CUDA_CHECK(cudaFree(ctx.d_frag));
     TC_CUDA_CHECK(cudaFree(ctx.d_c0));
     TC_CUDA_CHECK(cudaFree(ctx.d_out));
-    return exact;
+    return r;
 }
 
 /* --test: every chain count of both kernels once, short and untimed: the sums must be exact */
@@ -438,13 +442,26 @@ static void probe_rate_kernels(tc_rng *rng, int *passed, int *failed)
 {
     for (int sparse = 0; sparse <= 1; sparse++) {
         int ok = 1;
-        for (int ci = 0; ci < N_RATE_CHAINS; ci++)
-            ok &= run_rate(sparse, rate_chains[ci], 3, RATE_TEST_ITERS, 0, 0, rng, NULL, NULL);
+        for (int ci = 0; ci < TC_COUNT(rate_chains); ci++)
+            ok &= run_rate(sparse, rate_chains[ci], 3, RATE_TEST_ITERS, 0, 0, rng).exact;
         tc_test_report(ok,
                        sparse ? "probe rate kernel mma.sp m16n8k32"
                               : "probe rate kernel mma.sync m16n8k16",
                        "2, 4 and 8 chains: every mma counted, exact", passed, failed);
     }
+}
+
+typedef struct {
+    int sparse, warmup, reps;
+    const tc_device_info *dev;
+    tc_rng *rng;
+} sweep_ctx;
+
+static tc_sweep_point sweep_point(void *ctx, int chains, int warps_per_sm)
+{
+    const sweep_ctx *c = (const sweep_ctx *)ctx;
+    return run_rate(c->sparse, chains, c->dev->sms * warps_per_sm / ST_RATE_WARPS, RATE_ITERS,
+                    c->warmup, c->reps, c->rng);
 }
 
 void st_rates_measure(FILE *info, const tc_device_info *dev, int warmup, int reps, st_rates *r)
@@ -454,40 +471,31 @@ void st_rates_measure(FILE *info, const tc_device_info *dev, int warmup, int rep
     memset(r, 0, sizeof *r);
     r->exact = 1;
     for (int sparse = 0; sparse <= 1; sparse++) {
-        st_rate *best = sparse ? &r->sparse : &r->dense;
         fprintf(info,
                 "\n%s throughput, f16 in, f32 accumulators, TFLOP/s of the dense product it "
                 "stands for (%d flop; median of %d; %d per chain; checked exactly)\n",
                 sparse ? "mma.sp m16n8k32" : "mma.sync m16n8k16", sparse ? 8192 : 4096, reps,
                 RATE_ITERS);
-        fprintf(info, "  %-18s", "chains \\ warps/SM");
-        for (int o = 0; o < N_RATE_OCC; o++)
-            fprintf(info, " %8d", rate_blocks_per_sm[o] * ST_RATE_WARPS);
-        fprintf(info, "\n");
-        for (int ci = 0; ci < N_RATE_CHAINS; ci++) {
-            fprintf(info, "  %-18d", rate_chains[ci]);
-            for (int o = 0; o < N_RATE_OCC; o++) {
-                double tflops = 0;
-                tc_timing t;
-                memset(&t, 0, sizeof t);
-                const int ok = run_rate(sparse, rate_chains[ci], dev->sms * rate_blocks_per_sm[o],
-                                        RATE_ITERS, warmup, reps, &rng, &tflops, &t);
-                r->exact &= ok;
-                fprintf(info, " %8.1f%s", tflops, ok ? "" : "!");
-                if (ok && tflops > best->tflops) {
-                    best->tflops = tflops, best->t = t, best->chains = rate_chains[ci];
-                    best->warps_per_sm = rate_blocks_per_sm[o] * ST_RATE_WARPS;
-                }
-            }
-            fprintf(info, "\n");
-        }
+        sweep_ctx ctx = {.sparse = sparse, .warmup = warmup, .reps = reps, .dev = dev, .rng = &rng};
+        const tc_sweep sweep = {.row_name = "chains",
+                                .col_name = "warps/SM",
+                                .rows = rate_chains,
+                                .n_rows = TC_COUNT(rate_chains),
+                                .cols = rate_warps_per_sm,
+                                .n_cols = TC_COUNT(rate_warps_per_sm),
+                                .run = sweep_point,
+                                .ctx = &ctx};
+        const tc_sweep_result s = tc_sweep_run(&sweep, info);
+        st_rate *best = sparse ? &r->sparse : &r->dense;
+        best->tflops = s.best.rate, best->t = s.best.t;
+        best->chains = s.row, best->warps_per_sm = s.col;
+        r->exact &= s.all_exact;
     }
     fprintf(info,
             "  best: dense %.1f, sparse %.1f TFLOP/s: the sparse core covers a k-column %.2fx as "
-            "fast%s\n",
+            "fast\n",
             r->dense.tflops, r->sparse.tflops,
-            r->dense.tflops > 0 ? r->sparse.tflops / r->dense.tflops : 0,
-            r->exact ? "" : " (! = a run gave wrong sums: not counted)");
+            r->dense.tflops > 0 ? r->sparse.tflops / r->dense.tflops : 0);
 }
 
 void st_probes_run(int *passed, int *failed)

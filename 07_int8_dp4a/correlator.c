@@ -23,6 +23,7 @@
 #include "check.h"
 #include "convert.h"
 #include "harness.h"
+#include "program.h"
 #include "verify.h"
 
 #include <math.h>
@@ -51,12 +52,24 @@ typedef struct {
 } corr_variant;
 
 static const corr_variant variants[CORR_N_IMPL] = {
-    {"fp32", "FP32 FFMA on CUDA cores, int8 -> float in shared memory, 4x4 receivers/thread",
-     "i8f32", 75, corr_fp32_launch},
-    {"dp4a", "__dp4a on (re,im,re,im) words, one's complement for the conjugate, 4x4/thread",
-     "i8i32", 75, corr_dp4a_launch},
-    {"imma", "mma.sync m16n8k32 s8: Re=XrXr'+XiXi', Im=XiXr'-XrXi'; cp.async x4, 32x32/warp",
-     "i8i32", 80, corr_imma_launch},
+    [CORR_FP32] = {.name = "fp32",
+                   .precision = "i8f32",
+                   .min_cc = 75,
+                   .launch = corr_fp32_launch,
+                   .description = "FP32 FFMA on CUDA cores, int8 -> float in shared memory, 4x4 "
+                                  "receivers/thread"},
+    [CORR_DP4A] = {.name = "dp4a",
+                   .precision = "i8i32",
+                   .min_cc = 75,
+                   .launch = corr_dp4a_launch,
+                   .description = "__dp4a on (re,im,re,im) words, one's complement for the "
+                                  "conjugate, 4x4/thread"},
+    [CORR_IMMA] = {.name = "imma",
+                   .precision = "i8i32",
+                   .min_cc = 80,
+                   .launch = corr_imma_launch,
+                   .description = "mma.sync m16n8k32 s8: Re=XrXr'+XiXi', Im=XiXr'-XrXi'; cp.async "
+                                  "x4, 32x32/warp"},
 };
 
 /* ---- inputs ---------------------------------------------------------------------------------- */
@@ -374,9 +387,14 @@ static int mode_test(const tc_args *a, const tc_device_info *dev)
 }
 
 /* ---- default run and --bench ----------------------------------------------------------------- */
-static int mode_measure(const tc_args *a, const tc_device_info *dev, long S, long C, long T,
-                        FILE *info, FILE *csv)
+/* What check_args makes of --stations, --channels and --time, for the modes */
+static struct {
+    long S, C, T;
+} opts = {.S = DEFAULT_STATIONS, .C = DEFAULT_CHANNELS, .T = DEFAULT_TIME};
+
+static int mode_measure(const tc_args *a, const tc_device_info *dev, FILE *info, FILE *csv)
 {
+    const long S = opts.S, C = opts.C, T = opts.T;
     corr_problem pr;
     fprintf(info,
             "problem   : %ld stations x 2 pols (%ld receivers), %ld baselines with "
@@ -461,9 +479,13 @@ static int mode_measure(const tc_args *a, const tc_device_info *dev, long S, lon
 
 /* ---- command line ---------------------------------------------------------------------------- */
 static const tc_cli_flag flags[] = {
-    {"--stations", "N", "stations, 1..8192 (default 256); two polarisations each"},
-    {"--channels", "C", "frequency channels, 1..65535 (default 128)"},
-    {"--time", "T", "samples per integration, 1..65535 (default 1024; int32 exact up to 65535)"},
+    {.name = "--stations",
+     .metavar = "N",
+     .help = "stations, 1..8192 (default 256); two polarisations each"},
+    {.name = "--channels", .metavar = "C", .help = "frequency channels, 1..65535 (default 128)"},
+    {.name = "--time",
+     .metavar = "T",
+     .help = "samples per integration, 1..65535 (default 1024; int32 exact up to 65535)"},
 };
 enum { N_FLAGS = sizeof flags / sizeof flags[0] };
 
@@ -485,33 +507,18 @@ static void print_list(void)
                test_cases[i].T, test_cases[i].what);
 }
 
-int main(int argc, char **argv)
+static void check_args(const tc_args *a)
 {
-    const char *names[CORR_N_IMPL];
-    for (int i = 0; i < CORR_N_IMPL; i++) names[i] = variants[i].name;
-    tc_cli_spec spec = {
-        PROGRAM, "radio-astronomy correlator in int8: FP32 vs __dp4a vs IMMA tensor cores",
-        names,   CORR_N_IMPL,
-        0, /* no --size: --stations, --channels, --time */
-        20,      3,
-        flags,   N_FLAGS};
-    tc_args a;
-    tc_parse_args(argc, argv, &spec, &a);
-    if (a.mode == TC_MODE_LIST) {
-        print_list();
-        return TC_EXIT_PASS;
-    }
-    long S = DEFAULT_STATIONS, C = DEFAULT_CHANNELS, T = DEFAULT_TIME;
-    if (a.mode == TC_MODE_TEST)
+    if (a->mode == TC_MODE_TEST)
         for (int f = 0; f < N_FLAGS; f++)
-            if (a.flag_values[f])
+            if (a->flag_values[f])
                 tc_usage_error(PROGRAM, "--test runs its own size list; drop %s", flags[f].name);
-    if (a.flag_values[0])
-        S = tc_parse_long(&spec, "--stations", a.flag_values[0], 1, CORR_MAX_STATIONS);
-    if (a.flag_values[1])
-        C = tc_parse_long(&spec, "--channels", a.flag_values[1], 1, CORR_MAX_CHANNELS);
-    if (a.flag_values[2]) {
-        const char *v = a.flag_values[2];
+    if (a->flag_values[0])
+        opts.S = tc_parse_long(PROGRAM, "--stations", a->flag_values[0], 1, CORR_MAX_STATIONS);
+    if (a->flag_values[1])
+        opts.C = tc_parse_long(PROGRAM, "--channels", a->flag_values[1], 1, CORR_MAX_CHANNELS);
+    if (a->flag_values[2]) {
+        const char *v = a->flag_values[2];
         if (strspn(v, "0123456789") == strlen(v) && (strlen(v) > 9 || atol(v) > CORR_MAX_T))
             tc_usage_error(PROGRAM,
                            "bad value '%s' for --time: at most %d samples, the largest T for which "
@@ -519,46 +526,52 @@ int main(int argc, char **argv)
                            "2^16 samples reach 2^31); correlate longer integrations in parts and "
                            "add the parts in int64",
                            v, CORR_MAX_T);
-        T = tc_parse_long(&spec, "--time", v, 1, CORR_MAX_T);
+        opts.T = tc_parse_long(PROGRAM, "--time", v, 1, CORR_MAX_T);
     }
     /* host: plain + packed input, the output copy, reference and bounds of the checked items */
+    const long S = opts.S, C = opts.C, T = opts.T;
     const double nbl = (double)corr_baselines(S);
     const double need_host =
         (double)C * T * S * 4 * 2 + (double)C * nbl * 32 + (3 * nbl + SAMPLE_RANDOM) * 128;
     const double host = (double)tc_host_memory_bytes();
-    if (a.mode != TC_MODE_TEST && host > 0 && need_host > 0.8 * host)
+    if (a->mode != TC_MODE_TEST && host > 0 && need_host > 0.8 * host)
         tc_usage_error(PROGRAM,
                        "%ld stations x %ld channels x %ld samples need %.1f GiB of host memory; "
                        "this machine has %.1f GiB",
                        S, C, T, need_host / 1073741824.0, host / 1073741824.0);
+}
 
-    FILE *info = a.mode == TC_MODE_BENCH && !a.csv_path ? stderr : stdout;
-    tc_device_info dev;
-    tc_device_open(&dev, 75, PROGRAM);
-    const double need_gpu =
-        (double)corr_packed_bytes(S, C, T) + (double)C * nbl * 32 + 2.0 * dev.l2_bytes + (64 << 20);
-    if (a.mode != TC_MODE_TEST && need_gpu > (double)dev.mem_free)
+static void check_device(const tc_args *a, const tc_device_info *dev)
+{
+    const long S = opts.S, C = opts.C, T = opts.T;
+    const double need_gpu = (double)corr_packed_bytes(S, C, T) +
+                            (double)C * (double)corr_baselines(S) * 32 + 2.0 * dev->l2_bytes +
+                            (64 << 20);
+    if (a->mode != TC_MODE_TEST && need_gpu > (double)dev->mem_free)
         tc_usage_error(PROGRAM,
                        "%ld stations x %ld channels x %ld samples need %.1f GiB of GPU "
                        "memory; %s has %.1f GiB free",
-                       S, C, T, need_gpu / 1073741824.0, dev.name,
-                       (double)dev.mem_free / 1073741824.0);
-    fprintf(info, "%s - %s\n", PROGRAM, spec.summary);
-    tc_device_print(&dev, info);
-    fprintf(info, "\n");
-    fflush(info);
+                       S, C, T, need_gpu / 1073741824.0, dev->name,
+                       (double)dev->mem_free / 1073741824.0);
+}
 
-    int rc;
-    if (a.mode == TC_MODE_TEST) {
-        rc = mode_test(&a, &dev);
-    } else if (a.mode == TC_MODE_BENCH) {
-        FILE *csv = tc_bench_csv_open(a.csv_path);
-        if (!csv) return TC_EXIT_USAGE;
-        rc = mode_measure(&a, &dev, S, C, T, info, csv);
-        tc_bench_csv_close(csv);
-    } else {
-        rc = mode_measure(&a, &dev, S, C, T, info, NULL);
-    }
-    tc_timing_release();
-    return rc;
+int main(int argc, char **argv)
+{
+    static const tc_program program = {
+        .cli = {.program = PROGRAM,
+                .summary =
+                    "radio-astronomy correlator in int8: FP32 vs __dp4a vs IMMA tensor cores",
+                TC_VARIANT_TABLE(variants),
+                .default_reps = 20,
+                .default_warmup = 3,
+                .flags = flags, /* no --size: --stations, --channels, --time */
+                .n_flags = N_FLAGS},
+        .min_cc = 75,
+        .list = print_list,
+        .check_args = check_args,
+        .check_device = check_device,
+        .test = mode_test,
+        .measure = mode_measure,
+    };
+    return tc_program_main(argc, argv, &program);
 }

@@ -23,6 +23,8 @@
 #include "cublas_gemm.h"
 #include "dp4a_model.h"
 #include "harness.h"
+#include "program.h"
+#include "sweep.h"
 #include "verify.h"
 
 #include <stdlib.h>
@@ -45,11 +47,12 @@ static const char *const kind_row[PEAK_N_KINDS] = {"dp4a_ceiling", "dp2a_ceiling
 static const char *const kind_precision[PEAK_N_KINDS] = {"i8i32", "i16i8i32", "i8i32"};
 
 /* the sweep: accumulator chains x warps per SM (blocks of PEAK_THREADS = 4 warps) */
+enum { PEAK_WARPS = PEAK_THREADS / 32 };
 static const int sweep_chains[] = {1, 2, 4, 8};
-static const int sweep_blocks_per_sm[] = {1, 2, 4, 8, 16};
+static const int sweep_warps_per_sm[] = {1 * PEAK_WARPS, 2 * PEAK_WARPS, 4 * PEAK_WARPS,
+                                         8 * PEAK_WARPS, 16 * PEAK_WARPS};
 enum {
-    N_CHAINS = 4,
-    N_OCC = 5,
+    N_CHAINS = TC_COUNT(sweep_chains),
     PEAK_ITERS_DP = 16384,
     PEAK_ITERS_MMA = 8192,
     TEST_ITERS = 64,
@@ -63,20 +66,35 @@ typedef struct {
     const char *name, *form;
     int dp2a, hi, a_signed, b_signed;
 } op_info;
+/* hand-aligned table */
+// clang-format off
 static const op_info ops[DP_N_OPS] = {
-    {DP_DP4A_INT, "dp4a_int", "__dp4a(int, int, int)", 0, 0, 1, 1},
-    {DP_DP4A_UINT, "dp4a_uint", "__dp4a(unsigned, unsigned, unsigned)", 0, 0, 0, 0},
-    {DP_DP4A_CHAR4, "dp4a_char4", "__dp4a(char4, char4, int)", 0, 0, 1, 1},
-    {DP_DP4A_UCHAR4, "dp4a_uchar4", "__dp4a(uchar4, uchar4, unsigned)", 0, 0, 0, 0},
-    {DP_DP4A_U_S, "dp4a_u8_s8", "asm dp4a.u32.s32 (a unsigned, b signed)", 0, 0, 0, 1},
-    {DP_DP4A_S_U, "dp4a_s8_u8", "asm dp4a.s32.u32 (a signed, b unsigned)", 0, 0, 1, 0},
-    {DP_DP2A_LO_INT, "dp2a_lo_int", "__dp2a_lo(int, int, int)", 1, 0, 1, 1},
-    {DP_DP2A_HI_INT, "dp2a_hi_int", "__dp2a_hi(int, int, int)", 1, 1, 1, 1},
-    {DP_DP2A_LO_UINT, "dp2a_lo_uint", "__dp2a_lo(unsigned, unsigned, unsigned)", 1, 0, 0, 0},
-    {DP_DP2A_HI_UINT, "dp2a_hi_uint", "__dp2a_hi(unsigned, unsigned, unsigned)", 1, 1, 0, 0},
-    {DP_DP2A_LO_SHORT2, "dp2a_lo_short2", "__dp2a_lo(short2, char4, int)", 1, 0, 1, 1},
-    {DP_DP2A_HI_USHORT2, "dp2a_hi_ushort2", "__dp2a_hi(ushort2, uchar4, unsigned)", 1, 1, 0, 0},
+    {.op = DP_DP4A_INT,        .name = "dp4a_int",        .form = "__dp4a(int, int, int)",
+     .a_signed = 1, .b_signed = 1},
+    {.op = DP_DP4A_UINT,       .name = "dp4a_uint",       .form = "__dp4a(unsigned, unsigned, unsigned)",
+     /* unsigned a and b */},
+    {.op = DP_DP4A_CHAR4,      .name = "dp4a_char4",      .form = "__dp4a(char4, char4, int)",
+     .a_signed = 1, .b_signed = 1},
+    {.op = DP_DP4A_UCHAR4,     .name = "dp4a_uchar4",     .form = "__dp4a(uchar4, uchar4, unsigned)",
+     /* unsigned a and b */},
+    {.op = DP_DP4A_U_S,        .name = "dp4a_u8_s8",      .form = "asm dp4a.u32.s32 (a unsigned, b signed)",
+     .b_signed = 1},
+    {.op = DP_DP4A_S_U,        .name = "dp4a_s8_u8",      .form = "asm dp4a.s32.u32 (a signed, b unsigned)",
+     .a_signed = 1},
+    {.op = DP_DP2A_LO_INT,     .name = "dp2a_lo_int",     .form = "__dp2a_lo(int, int, int)",
+     .dp2a = 1, .a_signed = 1, .b_signed = 1},
+    {.op = DP_DP2A_HI_INT,     .name = "dp2a_hi_int",     .form = "__dp2a_hi(int, int, int)",
+     .dp2a = 1, .hi = 1, .a_signed = 1, .b_signed = 1},
+    {.op = DP_DP2A_LO_UINT,    .name = "dp2a_lo_uint",    .form = "__dp2a_lo(unsigned, unsigned, unsigned)",
+     .dp2a = 1},
+    {.op = DP_DP2A_HI_UINT,    .name = "dp2a_hi_uint",    .form = "__dp2a_hi(unsigned, unsigned, unsigned)",
+     .dp2a = 1, .hi = 1},
+    {.op = DP_DP2A_LO_SHORT2,  .name = "dp2a_lo_short2",  .form = "__dp2a_lo(short2, char4, int)",
+     .dp2a = 1, .a_signed = 1, .b_signed = 1},
+    {.op = DP_DP2A_HI_USHORT2, .name = "dp2a_hi_ushort2", .form = "__dp2a_hi(ushort2, uchar4, unsigned)",
+     .dp2a = 1, .hi = 1},
 };
+// clang-format on
 
 static uint32_t op_model(const op_info *o, uint32_t a, uint32_t b, uint32_t c)
 {
@@ -90,20 +108,22 @@ typedef struct {
     uint32_t a, b, c;
     const char *what;
 } edge_case;
+// clang-format off
 static const edge_case edges[] = {
-    {0x8003FE01u, 0x02FF057Fu, 1000u, "the worked example"},
-    {0x80808080u, 0x80808080u, 0u, "-128 x -128 (s8), 128 x 128 (u8)"},
-    {0x7F7F7F7Fu, 0x7F7F7F7Fu, 0u, "127 x 127"},
-    {0x7F7F7F7Fu, 0x80808080u, 0u, "127 x -128: the most negative s8 dot"},
-    {0xFFFFFFFFu, 0xFFFFFFFFu, 0u, "255 x 255 (u8), -1 x -1 (s8)"},
-    {0x01010101u, 0x01010101u, 0x7FFFFFFFu, "INT32_MAX + 4 wraps to INT32_MIN + 3"},
-    {0x80808080u, 0x7F7F7F7Fu, 0x80000000u, "INT32_MIN - 65024 wraps to positive"},
-    {0x01010101u, 0x01010101u, 0xFFFFFFFFu, "UINT32_MAX + 4 wraps to 3"},
-    {0x7FFF8000u, 0xFF017F80u, 0u, "dp2a: -32768 and 32767 against -128, 127, 1, -1"},
-    {0x80008000u, 0x80808080u, 0x7FFFFFFFu, "dp2a: (-32768)(-128) twice on INT32_MAX"},
-    {0x00FF00FFu, 0xFF00FF00u, 12345u, "products that are all zero"},
-    {0x12345678u, 0x9ABCDEF0u, 0xCAFEF00Du, "arbitrary bits"},
+    {.a = 0x8003FE01u, .b = 0x02FF057Fu, .c = 1000u,       .what = "the worked example"},
+    {.a = 0x80808080u, .b = 0x80808080u, .c = 0u,          .what = "-128 x -128 (s8), 128 x 128 (u8)"},
+    {.a = 0x7F7F7F7Fu, .b = 0x7F7F7F7Fu, .c = 0u,          .what = "127 x 127"},
+    {.a = 0x7F7F7F7Fu, .b = 0x80808080u, .c = 0u,          .what = "127 x -128: the most negative s8 dot"},
+    {.a = 0xFFFFFFFFu, .b = 0xFFFFFFFFu, .c = 0u,          .what = "255 x 255 (u8), -1 x -1 (s8)"},
+    {.a = 0x01010101u, .b = 0x01010101u, .c = 0x7FFFFFFFu, .what = "INT32_MAX + 4 wraps to INT32_MIN + 3"},
+    {.a = 0x80808080u, .b = 0x7F7F7F7Fu, .c = 0x80000000u, .what = "INT32_MIN - 65024 wraps to positive"},
+    {.a = 0x01010101u, .b = 0x01010101u, .c = 0xFFFFFFFFu, .what = "UINT32_MAX + 4 wraps to 3"},
+    {.a = 0x7FFF8000u, .b = 0xFF017F80u, .c = 0u,          .what = "dp2a: -32768 and 32767 against -128, 127, 1, -1"},
+    {.a = 0x80008000u, .b = 0x80808080u, .c = 0x7FFFFFFFu, .what = "dp2a: (-32768)(-128) twice on INT32_MAX"},
+    {.a = 0x00FF00FFu, .b = 0xFF00FF00u, .c = 12345u,      .what = "products that are all zero"},
+    {.a = 0x12345678u, .b = 0x9ABCDEF0u, .c = 0xCAFEF00Du, .what = "arbitrary bits"},
 };
+// clang-format on
 enum { N_EDGES = sizeof edges / sizeof edges[0] };
 
 /* ---- small helpers --------------------------------------------------------------------------- */
@@ -408,13 +428,6 @@ static void peak_run(void *ctx, cudaStream_t stream)
     TC_LAUNCH_CHECK();
 }
 
-typedef struct {
-    int exact;
-    tc_timing t;
-    double tops; /* 10^12 integer operations per second */
-    double mhz;  /* the SM clock the last timed launch held: sum of cycles / sum of ns */
-} peak_result;
-
 /* The lane map of mma_m16n8k32_s8 on the host: the fragments of a 16x32 A (row-major) and a 32x8
  * B (row-major k x n), and where accumulator element e of a lane sits (imma_ptx.cuh). */
 static uint32_t pack_bytes4(const int8_t *p, int stride)
@@ -440,8 +453,8 @@ static void c_position(int lane, int e, int *row, int *col)
  * (lane's) result exactly. dp4a/dp2a: random words, the sums wrap modulo 2^32 on both sides.
  * mma: A, B in [-16, 15], so that no accumulator comes near 2^31 (|one mma| <= 8192, times
  * iters <= 8192, times 8 chains < 2^29). */
-static peak_result run_peak(peak_kind kind, int chains, int blocks, int iters, const tc_args *a,
-                            tc_rng *rng)
+static tc_sweep_point run_peak(peak_kind kind, int chains, int blocks, int iters, const tc_args *a,
+                               tc_rng *rng)
 {
     const int mma = kind == PEAK_MMA_S8;
     uint32_t ha[32 * 6], hb[32];
@@ -475,7 +488,7 @@ static peak_result run_peak(peak_kind kind, int chains, int blocks, int iters, c
     TC_CUDA_CHECK(cudaStreamSynchronize(stream));
     uint32_t *out = (uint32_t *)tc_xmalloc(n_out * 4);
     TC_CUDA_CHECK(cudaMemcpy(out, ctx.d_out, n_out * 4, cudaMemcpyDeviceToHost));
-    peak_result r;
+    tc_sweep_point r; /* rate: 10^12 integer operations per second */
     memset(&r, 0, sizeof r);
     r.exact = 1;
     if (mma) {
@@ -504,14 +517,8 @@ static peak_result run_peak(peak_kind kind, int chains, int blocks, int iters, c
     if (a && a->reps > 0) {
         r.t = tc_time_gpu(peak_run, &ctx, stream, a->warmup, a->reps);
         const double instr = mma ? (double)threads / 32 : (double)threads;
-        r.tops = kind_ops[kind] * instr * chains * iters / (r.t.ms_median * 1e-3) / 1e12;
-        long long *clk = (long long *)tc_xmalloc((size_t)blocks * 2 * sizeof(long long));
-        TC_CUDA_CHECK(cudaMemcpy(clk, ctx.d_clk, (size_t)blocks * 2 * sizeof(long long),
-                                 cudaMemcpyDeviceToHost));
-        double cycles = 0, ns = 0;
-        for (int b = 0; b < blocks; b++) cycles += (double)clk[2 * b], ns += (double)clk[2 * b + 1];
-        r.mhz = ns > 0 ? cycles / ns * 1e3 : 0;
-        free(clk);
+        r.rate = kind_ops[kind] * instr * chains * iters / (r.t.ms_median * 1e-3) / 1e12;
+        r.mhz = tc_sweep_clock_mhz(ctx.d_clk, blocks);
     }
     TC_CUDA_CHECK(cudaStreamDestroy(stream));
     TC_CUDA_CHECK(cudaFree(ctx.d_a));
@@ -522,52 +529,50 @@ static peak_result run_peak(peak_kind kind, int chains, int blocks, int iters, c
     return r;
 }
 
-/* The sweep for one instruction: prints the table to `info`, returns the best rate (the ceiling),
- * its configuration and whether every run was exact. */
-static double peak_sweep(peak_kind kind, const tc_args *a, const tc_device_info *dev, tc_rng *rng,
-                         FILE *info, int *best_chains, int *best_warps, tc_timing *best_t,
-                         int *all_exact)
+typedef struct {
+    peak_kind kind;
+    int iters;
+    const tc_args *a;
+    const tc_device_info *dev;
+    tc_rng *rng;
+} sweep_ctx;
+
+static tc_sweep_point sweep_point(void *ctx, int chains, int warps_per_sm)
+{
+    const sweep_ctx *c = (const sweep_ctx *)ctx;
+    return run_peak(c->kind, chains, c->dev->sms * warps_per_sm / PEAK_WARPS, c->iters, c->a,
+                    c->rng);
+}
+
+/* The sweep for one instruction: prints the table and the ceiling (its best rate) to `info`. */
+static tc_sweep_result peak_sweep(peak_kind kind, const tc_args *a, const tc_device_info *dev,
+                                  tc_rng *rng, FILE *info)
 {
     const int iters = kind == PEAK_MMA_S8 ? PEAK_ITERS_MMA : PEAK_ITERS_DP;
-    double best = 0, best_mhz = 0;
-    *all_exact = 1;
     fprintf(info,
             "\n%s\n  TOP/s (median of %d; %d instructions per chain, chains per %s; every "
             "result checked exactly)\n",
             kind_what[kind], a->reps, iters, kind == PEAK_MMA_S8 ? "warp" : "thread");
-    fprintf(info, "  %-18s", "chains \\ warps/SM");
-    for (int o = 0; o < N_OCC; o++)
-        fprintf(info, " %8d", sweep_blocks_per_sm[o] * PEAK_THREADS / 32);
-    fprintf(info, "\n");
-    for (int ci = 0; ci < N_CHAINS; ci++) {
-        fprintf(info, "  %-18d", sweep_chains[ci]);
-        for (int o = 0; o < N_OCC; o++) {
-            const int blocks = dev->sms * sweep_blocks_per_sm[o];
-            peak_result r = run_peak(kind, sweep_chains[ci], blocks, iters, a, rng);
-            *all_exact &= r.exact;
-            fprintf(info, " %8.1f%s", r.tops, r.exact ? "" : "!");
-            if (r.exact && r.tops > best) {
-                best = r.tops;
-                *best_chains = sweep_chains[ci];
-                *best_warps = sweep_blocks_per_sm[o] * PEAK_THREADS / 32;
-                *best_t = r.t;
-                best_mhz = r.mhz;
-            }
-        }
-        fprintf(info, "\n");
-        fflush(info);
-    }
-    if (!*all_exact) fprintf(info, "  ! = a result was wrong: that figure does not count\n");
+    sweep_ctx ctx = {.kind = kind, .iters = iters, .a = a, .dev = dev, .rng = rng};
+    const tc_sweep sweep = {.row_name = "chains",
+                            .col_name = "warps/SM",
+                            .rows = sweep_chains,
+                            .n_rows = TC_COUNT(sweep_chains),
+                            .cols = sweep_warps_per_sm,
+                            .n_cols = TC_COUNT(sweep_warps_per_sm),
+                            .run = sweep_point,
+                            .ctx = &ctx};
+    const tc_sweep_result r = tc_sweep_run(&sweep, info);
     /* instructions per clock per SM at the clock the run held (clock64 cycles / %globaltimer ns
      * over every block), next to the driver's maximum */
-    const double mhz = best_mhz > 0 ? best_mhz : dev->clock_mhz;
-    const double per_clk = best * 1e12 / kind_ops[kind] / ((double)dev->sms * mhz * 1e6);
+    const double mhz = r.best.mhz > 0 ? r.best.mhz : dev->clock_mhz;
+    const double per_clk = r.best.rate * 1e12 / kind_ops[kind] / ((double)dev->sms * mhz * 1e6);
     fprintf(info,
             "  ceiling %.1f TOP/s (%d chains, %d warps/SM) = %.1f %s per clock per SM at %.0f MHz "
             "(measured during the run; the driver's maximum is %d MHz)\n",
-            best, *best_chains, *best_warps, per_clk,
+            r.best.rate, r.row, r.col, per_clk,
             kind == PEAK_MMA_S8 ? "warp-level mma" : "thread instructions", mhz, dev->clock_mhz);
-    return best;
+    return r;
 }
 
 /* cuBLAS int8 on n^3 in the GEMM's layout (A row-major, B column-major, C row-major int32), on
@@ -652,7 +657,8 @@ static int mode_test(const tc_args *a, const tc_device_info *dev)
                 report_skip(name, detail, &skipped);
                 continue;
             }
-            peak_result r = run_peak((peak_kind)kind, chains, blocks, TEST_ITERS, NULL, &rng);
+            const tc_sweep_point r =
+                run_peak((peak_kind)kind, chains, blocks, TEST_ITERS, NULL, &rng);
             snprintf(detail, sizeof detail, "%d warps x %d instructions per chain: every sum exact",
                      blocks * PEAK_THREADS / 32, TEST_ITERS);
             tc_test_report(r.exact, name, detail, &passed, &failed);
@@ -668,9 +674,8 @@ static int mode_measure(const tc_args *a, const tc_device_info *dev, FILE *info,
     tc_rng rng;
     tc_rng_seed(&rng, a->seed);
     double ceiling[PEAK_N_KINDS] = {0};
-    int chains[PEAK_N_KINDS] = {0}, warps[PEAK_N_KINDS] = {0}, exact[PEAK_N_KINDS] = {0};
-    tc_timing tp[PEAK_N_KINDS];
-    memset(tp, 0, sizeof tp);
+    tc_sweep_result peak[PEAK_N_KINDS];
+    memset(peak, 0, sizeof peak);
     for (int kind = 0; kind < PEAK_N_KINDS; kind++) {
         if (!wanted(a, kind)) continue;
         if (dev->cc < kind_min_cc[kind]) {
@@ -678,9 +683,9 @@ static int mode_measure(const tc_args *a, const tc_device_info *dev, FILE *info,
                     kind_min_cc[kind], dev->cc);
             continue;
         }
-        ceiling[kind] = peak_sweep((peak_kind)kind, a, dev, &rng, info, &chains[kind], &warps[kind],
-                                   &tp[kind], &exact[kind]);
-        bad += !exact[kind];
+        peak[kind] = peak_sweep((peak_kind)kind, a, dev, &rng, info);
+        ceiling[kind] = peak[kind].best.rate;
+        bad += !peak[kind].all_exact;
         ran++;
     }
     if (!ran) tc_skip(PROGRAM, "no selected instruction can run on this GPU");
@@ -723,11 +728,11 @@ static int mode_measure(const tc_args *a, const tc_device_info *dev, FILE *info,
         if (ceiling[kind] <= 0) continue;
         row.variant = kind_row[kind];
         row.precision = kind_precision[kind];
-        snprintf(row.size, sizeof row.size, "%dchains_%dwarps", chains[kind], warps[kind]);
-        row.ms_median = tp[kind].ms_median, row.ms_min = tp[kind].ms_min;
+        snprintf(row.size, sizeof row.size, "%dchains_%dwarps", peak[kind].row, peak[kind].col);
+        row.ms_median = peak[kind].best.t.ms_median, row.ms_min = peak[kind].best.t.ms_min;
         row.rate = ceiling[kind];
         row.pct_of_baseline = cublas > 0 ? 100.0 * ceiling[kind] / cublas : 0;
-        row.verified = exact[kind];
+        row.verified = peak[kind].all_exact;
         tc_bench_csv_write(csv, &row, dev);
     }
     return bad ? TC_EXIT_WRONG : TC_EXIT_PASS;
@@ -772,18 +777,19 @@ static int default_tests(const tc_args *a, const tc_device_info *dev)
 
 int main(int argc, char **argv)
 {
-    static const tc_probe_program program = {
-        {PROGRAM,
-         "dp4a/dp2a semantics, int8 mma.sync unit tests, and the dp4a, dp2a and int8 mma.sync "
-         "throughput ceilings",
-         kind_names, PEAK_N_KINDS, 0 /* no --size */, 20, 5, NULL, 0},
-        MIN_CC,
-        0,
-        NULL,
-        print_list,
-        tc_cublas_print_version,
-        mode_test,
-        mode_measure,
-        default_tests};
-    return tc_probe_main(argc, argv, &program);
+    static const tc_program program = {
+        .cli = {.program = PROGRAM,
+                .summary = "dp4a/dp2a semantics, int8 mma.sync unit tests, and the dp4a, dp2a and "
+                           "int8 mma.sync throughput ceilings",
+                TC_VARIANT_TABLE(kind_names),
+                .default_reps = 20,
+                .default_warmup = 5},
+        .min_cc = MIN_CC,
+        .list = print_list,
+        .init = tc_cublas_program_init,
+        .test = mode_test,
+        .measure = mode_measure,
+        .default_tests = default_tests,
+    };
+    return tc_program_main(argc, argv, &program);
 }

@@ -84,52 +84,41 @@ static void sgemm_release(const tc_gemm_variant *v, tc_gemm_problem *p)
 // clang-format off
 #define ROW TC_ROW_MAJOR
 #define COL TC_COL_MAJOR
-#define RUNG(name, desc, cc, prepare, launch)                                                      \
-    {name, desc, "i8i32", cc, 1, 1, 1, ROW, COL, ROW, "INT8 GEMM", "cublas_i8i32", prepare,       \
-     launch, NULL, NULL}
+/* A row: what every row shares, then its own fields; a rung: int8 in, int32 out, against cuBLAS */
+#define INT8(...)                                                                                  \
+    {.a_layout = ROW, .b_layout = COL, .c_layout = ROW, .problem = "INT8 GEMM", __VA_ARGS__}
+#define RUNG(...) INT8(.precision = "i8i32", .baseline = "cublas_i8i32", __VA_ARGS__)
 
-/* The variant table: --list, --variant, --test and --bench all come from it. */
 static const tc_gemm_variant variants[] = {
-    {"cublas_i8i32", "cuBLAS, int8 in, int32 accumulate and out (IMMA; the baseline)", "i8i32",
-     75, 1, 1, 1, ROW, COL, ROW, "INT8 GEMM", NULL, tc_cublas_prepare, tc_cublas_launch,
-     tc_cublas_release, &tc_cublas_i8i32},
-    {"cublas_sgemm", "cuBLAS FP32 SGEMM (CUDA cores) on the same values as f32: why integers",
-     "i8f32", 75, 1, 1, 1, ROW, COL, ROW, "INT8 GEMM", "cublas_i8i32", sgemm_prepare,
-     sgemm_launch, sgemm_release, NULL},
-    RUNG("v1_int32",         "textbook 16x16 smem tiles, one output per thread, int32 IMAD",
-         75, NULL, i8_v1_launch),
-    RUNG("v2_dp4a_smem",     "16x16 tiles of 64-byte k, one output per thread, __dp4a on words",
-         75, NULL, i8_v2_launch),
-    RUNG("v3_dp4a_regblock", "128x128 tile, 8x8 outputs per thread, k-major smem, LDS.128",
-         75, NULL, i8_v3_launch),
-    RUNG("v4_wmma_s8",       "WMMA s8 16x16x16, 128x128, k-slab smem, 4-stage cp.async",
-         80, i8_v4_prepare, i8_v4_launch),
-    RUNG("v5_mma_s8",        "mma.sync m16n8k32 + ldmatrix, swizzle, 128x256, dbuf fragments",
-         80, i8_v5_prepare, i8_v5_launch),
+    INT8(.name = "cublas_i8i32", .precision = "i8i32", .min_cc = 75, .prepare = tc_cublas_prepare,
+         .launch = tc_cublas_launch, .release = tc_cublas_release, .impl = &tc_cublas_i8i32,
+         .description = "cuBLAS, int8 in, int32 accumulate and out (IMMA; the baseline)"),
+    INT8(.name = "cublas_sgemm", .precision = "i8f32", .min_cc = 75, .baseline = "cublas_i8i32",
+         .prepare = sgemm_prepare, .launch = sgemm_launch, .release = sgemm_release,
+         .description = "cuBLAS FP32 SGEMM (CUDA cores) on the same values as f32: why integers"),
+    RUNG(.name = "v1_int32",         .min_cc = 75, .launch = i8_v1_launch,
+         .description = "textbook 16x16 smem tiles, one output per thread, int32 IMAD"),
+    RUNG(.name = "v2_dp4a_smem",     .min_cc = 75, .launch = i8_v2_launch,
+         .description = "16x16 tiles of 64-byte k, one output per thread, __dp4a on words"),
+    RUNG(.name = "v3_dp4a_regblock", .min_cc = 75, .launch = i8_v3_launch,
+         .description = "128x128 tile, 8x8 outputs per thread, k-major smem, LDS.128"),
+    RUNG(.name = "v4_wmma_s8",       .min_cc = 80, .prepare = i8_v4_prepare, .launch = i8_v4_launch,
+         .description = "WMMA s8 16x16x16, 128x128, k-slab smem, 4-stage cp.async"),
+    RUNG(.name = "v5_mma_s8",        .min_cc = 80, .prepare = i8_v5_prepare, .launch = i8_v5_launch,
+         .description = "mma.sync m16n8k32 + ldmatrix, swizzle, 128x256, dbuf fragments"),
 };
 // clang-format on
-
-static const int bench_sizes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}};
 
 int main(int argc, char **argv)
 {
     static const tc_gemm_chapter chapter = {
-        "07_int8_gemm",
-        "the INT8 GEMM ladder (int8 in, int32 out, exact): int32 multiply-add, __dp4a, "
-        "register-blocked __dp4a, WMMA s8, mma.sync m16n8k32",
-        variants,
-        (int)(sizeof variants / sizeof variants[0]),
-        "all",
-        4096,
-        4096,
-        4096,
-        bench_sizes,
-        (int)(sizeof bench_sizes / sizeof bench_sizes[0]),
-        NULL,
-        0,
-        75,
-        tc_cublas_chapter_init,
-        NULL,
+        .name = "07_int8_gemm",
+        .summary = "the INT8 GEMM ladder (int8 in, int32 out, exact): int32 multiply-add, __dp4a, "
+                   "register-blocked __dp4a, WMMA s8, mma.sync m16n8k32",
+        .variants = variants,
+        .n_variants = TC_COUNT(variants),
+        .min_cc = 75,
+        .init = tc_cublas_chapter_init,
     };
     return tc_gemm_main(argc, argv, &chapter);
 }

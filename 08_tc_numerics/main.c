@@ -32,6 +32,7 @@
 
 #include "check.h"
 #include "harness.h"
+#include "program.h"
 #include "tc_model.h"
 #include "tc_probe.h"
 #include "verify.h"
@@ -51,24 +52,27 @@ typedef struct {
     const char *tolerance_row; /* the row of common/verify.c's table, NULL when none */
 } variant;
 
+/* hand-aligned table */
+// clang-format off
 static const variant variants[] = {
-    {"f16f32", "mma.sync m16n8k16, f16 inputs, f32 accumulator", NK_F16F32, TC_FMT_F16, TC_FMT_F32,
-     80, "f16f32"},
-    {"f16f16", "mma.sync m16n8k16, f16 inputs, f16 accumulator", NK_F16F16, TC_FMT_F16, TC_FMT_F16,
-     80, "f16f16"},
-    {"bf16f32", "mma.sync m16n8k16, bf16 inputs, f32 accumulator", NK_BF16F32, TC_FMT_BF16,
-     TC_FMT_F32, 80, "bf16f32"},
-    {"tf32f32", "mma.sync m16n8k8, tf32 inputs, f32 accumulator", NK_TF32F32, TC_FMT_TF32,
-     TC_FMT_F32, 80, "tf32"},
-    {"e4m3f32", "mma.sync m16n8k32, e4m3 inputs, f32 accumulator", NK_E4M3F32, TC_FMT_E4M3,
-     TC_FMT_F32, 89, "e4m3f32"},
-    {"e5m2f32", "mma.sync m16n8k32, e5m2 inputs, f32 accumulator", NK_E5M2F32, TC_FMT_E5M2,
-     TC_FMT_F32, 89, NULL},
-    {"e4m3f16", "mma.sync m16n8k32, e4m3 inputs, f16 accumulator", NK_E4M3F16, TC_FMT_E4M3,
-     TC_FMT_F16, 89, NULL},
-    {"e5m2f16", "mma.sync m16n8k32, e5m2 inputs, f16 accumulator", NK_E5M2F16, TC_FMT_E5M2,
-     TC_FMT_F16, 89, NULL},
+    {.name = "f16f32",  .kind = NK_F16F32,  .in = TC_FMT_F16,   .out = TC_FMT_F32, .min_cc = 80,
+     .description = "mma.sync m16n8k16, f16 inputs, f32 accumulator", .tolerance_row = "f16f32"},
+    {.name = "f16f16",  .kind = NK_F16F16,  .in = TC_FMT_F16,   .out = TC_FMT_F16, .min_cc = 80,
+     .description = "mma.sync m16n8k16, f16 inputs, f16 accumulator", .tolerance_row = "f16f16"},
+    {.name = "bf16f32", .kind = NK_BF16F32, .in = TC_FMT_BF16,  .out = TC_FMT_F32, .min_cc = 80,
+     .description = "mma.sync m16n8k16, bf16 inputs, f32 accumulator", .tolerance_row = "bf16f32"},
+    {.name = "tf32f32", .kind = NK_TF32F32, .in = TC_FMT_TF32,  .out = TC_FMT_F32, .min_cc = 80,
+     .description = "mma.sync m16n8k8, tf32 inputs, f32 accumulator", .tolerance_row = "tf32"},
+    {.name = "e4m3f32", .kind = NK_E4M3F32, .in = TC_FMT_E4M3,  .out = TC_FMT_F32, .min_cc = 89,
+     .description = "mma.sync m16n8k32, e4m3 inputs, f32 accumulator", .tolerance_row = "e4m3f32"},
+    {.name = "e5m2f32", .kind = NK_E5M2F32, .in = TC_FMT_E5M2,  .out = TC_FMT_F32, .min_cc = 89,
+     .description = "mma.sync m16n8k32, e5m2 inputs, f32 accumulator"},
+    {.name = "e4m3f16", .kind = NK_E4M3F16, .in = TC_FMT_E4M3,  .out = TC_FMT_F16, .min_cc = 89,
+     .description = "mma.sync m16n8k32, e4m3 inputs, f16 accumulator"},
+    {.name = "e5m2f16", .kind = NK_E5M2F16, .in = TC_FMT_E5M2,  .out = TC_FMT_F16, .min_cc = 89,
+     .description = "mma.sync m16n8k32, e5m2 inputs, f16 accumulator"},
 };
+// clang-format on
 enum { N_VARIANTS = sizeof variants / sizeof variants[0] };
 
 #define SEARCH_DEFAULT 1000000L
@@ -374,7 +378,7 @@ static outcome run_variant(const variant *v, const tc_device_info *dev, long n_s
     tc_probe_run(&box, &r);
     o.ran = 1;
     if (verbose) {
-        printf("\n== %s: %s\n", v->name, v->description);
+        printf("== %s: %s\n", v->name, v->description);
         print_hopper_fp8_note(v, dev, "  ");
         tc_probe_print(&r, stdout);
         char name[64];
@@ -448,8 +452,11 @@ static void test_variant(const variant *v, const tc_device_info *dev, uint64_t s
 
 /* ---- command line -------------------------------------------------------------------------- */
 static const tc_cli_flag flags[] = {
-    {"--search", "N", "random dot products per variant, 1..10^9 (default 10^6)"},
+    {.name = "--search",
+     .metavar = "N",
+     .help = "random dot products per variant, 1..10^9 (default 10^6)"},
 };
+static long n_search = SEARCH_DEFAULT; /* --search (--test runs its own, SEARCH_TEST) */
 
 static void print_list(void)
 {
@@ -461,84 +468,97 @@ static void print_list(void)
            "08_tc_numerics/README.md\n");
 }
 
-int main(int argc, char **argv)
+static void check_args(const tc_args *a)
 {
-    const char *names[N_VARIANTS];
-    for (int i = 0; i < N_VARIANTS; i++) names[i] = variants[i].name;
-    tc_cli_spec spec = {PROGRAM,
-                        "what a tensor core computes, bit for bit: probes, a bit-accurate model, "
-                        "a random search",
-                        names,
-                        N_VARIANTS,
-                        0,
-                        1,
-                        0,
-                        flags,
-                        1};
-    tc_args a;
-    tc_parse_args(argc, argv, &spec, &a);
-    if (a.mode == TC_MODE_LIST) {
-        print_list();
-        return TC_EXIT_PASS;
-    }
-    long n_search = a.mode == TC_MODE_TEST ? SEARCH_TEST : SEARCH_DEFAULT;
-    if (a.flag_values[0]) {
-        if (a.mode == TC_MODE_TEST)
+    if (a->flag_values[0]) {
+        if (a->mode == TC_MODE_TEST)
             tc_usage_error(PROGRAM, "--test runs its own search of %ld per variant; drop --search",
                            SEARCH_TEST);
-        n_search = tc_parse_long(&spec, "--search", a.flag_values[0], 1, SEARCH_MAX);
+        n_search = tc_parse_long(PROGRAM, "--search", a->flag_values[0], 1, SEARCH_MAX);
     }
-    /* --bench without --csv: the (empty) CSV goes to stdout, everything else to stderr */
-    FILE *info = a.mode == TC_MODE_BENCH && !a.csv_path ? stderr : stdout;
-    tc_device_info dev;
-    tc_device_open(&dev, 80, PROGRAM);
-    fprintf(info, "%s - %s\n", PROGRAM, spec.summary);
-    tc_device_print(&dev, info);
+}
 
+/* Every mode: each selected variant that can run here; --test its PASS/FAIL lines, --bench one
+ * line of the search each (08 times nothing: the CSV has the header only), the default mode the
+ * probes, the model, the search and the consequences, a block per variant. */
+static int run_variants(const tc_args *a, const tc_device_info *dev, FILE *info)
+{
     int passed = 0, failed = 0, skipped = 0, bad = 0, ran = 0;
-    if (a.mode == TC_MODE_BENCH) { /* nothing to time: the CSV has the header only */
-        FILE *csv = tc_bench_csv_open(a.csv_path);
-        if (!csv) return TC_EXIT_USAGE;
-        tc_bench_csv_close(csv);
-        fprintf(info, "\n%-9s %12s %12s %14s %14s\n", "variant", "dots", "mismatches",
+    if (a->mode == TC_MODE_BENCH)
+        fprintf(info, "%-9s %12s %12s %14s %14s\n", "variant", "dots", "mismatches",
                 "f32 FMA chain", "exact+round");
-    }
     for (int i = 0; i < N_VARIANTS; i++) {
         const variant *v = &variants[i];
-        if (a.variant && strcmp(a.variant, "all") != 0 && strcmp(a.variant, v->name) != 0) continue;
+        if (a->variant && strcmp(a->variant, "all") != 0 && strcmp(a->variant, v->name) != 0)
+            continue;
+        /* the default mode's blocks: a blank line between two */
+        if (a->mode == TC_MODE_DEFAULT && ran + skipped > 0) printf("\n");
         char why[256];
-        if (!runnable(v, &dev, why, sizeof why)) {
+        if (!runnable(v, dev, why, sizeof why)) {
             fprintf(info, "%s%-8s skipped: %s\n",
-                    a.mode == TC_MODE_TEST ? "SKIP " : "\n== ", v->name, why);
+                    a->mode == TC_MODE_TEST    ? "SKIP "
+                    : a->mode == TC_MODE_BENCH ? "\n== "
+                                               : "== ",
+                    v->name, why);
             skipped++;
             continue;
         }
         ran++;
-        if (a.mode == TC_MODE_TEST) {
-            test_variant(v, &dev, a.seed, &passed, &failed);
-        } else if (a.mode == TC_MODE_BENCH) {
-            outcome o = run_variant(v, &dev, n_search, a.seed, 0);
+        if (a->mode == TC_MODE_TEST) {
+            test_variant(v, dev, a->seed, &passed, &failed);
+        } else if (a->mode == TC_MODE_BENCH) {
+            outcome o = run_variant(v, dev, n_search, a->seed, 0);
             fprintf(info, "%-9s %12ld %12ld %13.2f%% %13.2f%%%s\n", v->name, o.searched, o.bad,
                     100.0 * o.fma_bad / (double)(o.searched ? o.searched : 1),
                     100.0 * o.exact_bad / (double)(o.searched ? o.searched : 1),
                     o.problems ? "  (probes: problems, see the default mode)" : "");
             bad += o.bad > 0 || o.problems;
         } else {
-            outcome o = run_variant(v, &dev, n_search, a.seed, 1);
+            outcome o = run_variant(v, dev, n_search, a->seed, 1);
             bad += o.bad > 0 || o.problems;
         }
     }
-    if (a.mode == TC_MODE_TEST) return tc_test_finish(PROGRAM, passed, failed, skipped);
+    if (a->mode == TC_MODE_TEST) return tc_test_finish(PROGRAM, passed, failed, skipped);
     if (!ran) { /* every selected variant was skipped: the run says nothing (exit 77) */
         fprintf(info,
                 "\nSKIP: %s: no selected variant can run on this GPU (%d skipped, see above)\n",
                 PROGRAM, skipped);
         return TC_EXIT_SKIP;
     }
-    if (a.mode == TC_MODE_BENCH)
+    if (a->mode == TC_MODE_BENCH)
         fprintf(info, "\n(08 times nothing: its --bench is the search; no rows for the ladder)\n");
     if (bad)
         fprintf(info, "\n%d variant%s did not fit the model exactly (see above)\n", bad,
                 bad > 1 ? "s" : "");
     return bad ? TC_EXIT_WRONG : TC_EXIT_PASS;
+}
+
+static int mode_test(const tc_args *a, const tc_device_info *dev)
+{
+    return run_variants(a, dev, stdout);
+}
+
+static int measure(const tc_args *a, const tc_device_info *dev, FILE *info, FILE *csv)
+{
+    return run_variants(a, dev, info);
+}
+
+int main(int argc, char **argv)
+{
+    static const tc_program program = {
+        .cli = {.program = PROGRAM,
+                .summary = "what a tensor core computes, bit for bit: probes, a bit-accurate "
+                           "model, a random search",
+                TC_VARIANT_TABLE(variants),
+                .default_reps = 1,
+                .default_warmup = 0,
+                .flags = flags,
+                .n_flags = TC_COUNT(flags)},
+        .min_cc = 80,
+        .list = print_list,
+        .check_args = check_args,
+        .test = mode_test,
+        .measure = measure,
+    };
+    return tc_program_main(argc, argv, &program);
 }

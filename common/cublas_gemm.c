@@ -8,16 +8,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-const tc_cublas_mode tc_cublas_f32 = {
-    CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_PEDANTIC_MATH, 0};
-const tc_cublas_mode tc_cublas_tf32 = {
-    CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_DEFAULT_MATH, 0};
-const tc_cublas_mode tc_cublas_f16f32 = {CUDA_R_16F,         CUDA_R_16F,          CUDA_R_32F,
-                                         CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH, 0};
-const tc_cublas_mode tc_cublas_bf16f32 = {CUDA_R_16BF,        CUDA_R_16BF,         CUDA_R_32F,
-                                          CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH, 0};
-const tc_cublas_mode tc_cublas_i8i32 = {CUDA_R_8I,          CUDA_R_8I,           CUDA_R_32I,
-                                        CUBLAS_COMPUTE_32I, CUBLAS_DEFAULT_MATH, 0};
+const tc_cublas_mode tc_cublas_f32 = {.a_type = CUDA_R_32F,
+                                      .b_type = CUDA_R_32F,
+                                      .c_type = CUDA_R_32F,
+                                      .compute = CUBLAS_COMPUTE_32F_PEDANTIC,
+                                      .math_mode = CUBLAS_PEDANTIC_MATH};
+const tc_cublas_mode tc_cublas_tf32 = {.a_type = CUDA_R_32F,
+                                       .b_type = CUDA_R_32F,
+                                       .c_type = CUDA_R_32F,
+                                       .compute = CUBLAS_COMPUTE_32F_FAST_TF32,
+                                       .math_mode = CUBLAS_DEFAULT_MATH};
+const tc_cublas_mode tc_cublas_f16f32 = {.a_type = CUDA_R_16F,
+                                         .b_type = CUDA_R_16F,
+                                         .c_type = CUDA_R_32F,
+                                         .compute = CUBLAS_COMPUTE_32F,
+                                         .math_mode = CUBLAS_DEFAULT_MATH};
+const tc_cublas_mode tc_cublas_bf16f32 = {.a_type = CUDA_R_16BF,
+                                          .b_type = CUDA_R_16BF,
+                                          .c_type = CUDA_R_32F,
+                                          .compute = CUBLAS_COMPUTE_32F,
+                                          .math_mode = CUBLAS_DEFAULT_MATH};
+const tc_cublas_mode tc_cublas_i8i32 = {.a_type = CUDA_R_8I,
+                                        .b_type = CUDA_R_8I,
+                                        .c_type = CUDA_R_32I,
+                                        .compute = CUBLAS_COMPUTE_32I,
+                                        .math_mode = CUBLAS_DEFAULT_MATH};
 
 /* One handle per process, made on first use (in prepare, outside any timed region). */
 static cublasHandle_t handle;
@@ -58,6 +73,12 @@ void *tc_cublas_chapter_init(const tc_device_info *dev, FILE *info)
     (void)dev;
     tc_cublas_print_version(info);
     return NULL;
+}
+
+void tc_cublas_program_init(const tc_args *a, const tc_device_info *dev, FILE *info)
+{
+    (void)a, (void)dev;
+    tc_cublas_print_version(info);
 }
 
 /* The library is column-major. A row-major matrix is the column-major storage of its transpose,

@@ -38,6 +38,8 @@ void tc_cublas_release(const tc_gemm_variant *v, tc_gemm_problem *p);
 void tc_cublas_print_version(FILE *f);
 /* A tc_gemm_chapter init hook for chapters whose only library is cuBLAS: prints the version. */
 void *tc_cublas_chapter_init(const tc_device_info *dev, FILE *info);
+/* The same for a tc_program (common/program.h): prints the version. */
+void tc_cublas_program_init(const tc_args *a, const tc_device_info *dev, FILE *info);
 
 #ifdef __cplusplus
 }

@@ -653,15 +653,35 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
 }
 
 /* ---- entry point --------------------------------------------------------------------------- */
-int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *ch)
+int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *chapter)
 {
-    const char **names = (const char **)tc_xmalloc((size_t)ch->n_variants * sizeof *names);
-    for (int i = 0; i < ch->n_variants; i++) names[i] = ch->variants[i].name;
+    /* the fields a chapter leaves out: every variant, 4096^3, bench sizes 4096^3 and 8192^3 */
+    static const int standard_bench_sizes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}};
+    tc_gemm_chapter filled = *chapter;
+    if (!filled.default_variant) filled.default_variant = "all";
+    if (!filled.default_m) filled.default_m = TC_GEMM_DEFAULT_DIM;
+    if (!filled.default_n) filled.default_n = TC_GEMM_DEFAULT_DIM;
+    if (!filled.default_k) filled.default_k = TC_GEMM_DEFAULT_DIM;
+    if (!filled.bench_sizes) {
+        filled.bench_sizes = standard_bench_sizes;
+        filled.n_bench_sizes = TC_COUNT(standard_bench_sizes);
+    }
+    const tc_gemm_chapter *ch = &filled;
     /* --inputs belongs to the driver: every GEMM chapter takes it */
     static const tc_cli_flag flags[] = {
-        {"--inputs", "uniform|wide",
-         "uniform in [-1,1) (default), or wide: u*2^e, e in -8..8 (f32 data only)"}};
-    tc_cli_spec spec = {ch->name, ch->summary, names, ch->n_variants, MAX_DIM, 20, 5, flags, 1};
+        {.name = "--inputs",
+         .metavar = "uniform|wide",
+         .help = "uniform in [-1,1) (default), or wide: u*2^e, e in -8..8 (f32 data only)"}};
+    const tc_cli_spec spec = {.program = ch->name,
+                              .summary = ch->summary,
+                              .variants = ch->variants,
+                              .variant_size = sizeof *ch->variants,
+                              .n_variants = ch->n_variants,
+                              .max_dim = MAX_DIM,
+                              .default_reps = 20,
+                              .default_warmup = 5,
+                              .flags = flags,
+                              .n_flags = TC_COUNT(flags)};
     tc_args a;
     tc_parse_args(argc, argv, &spec, &a);
     tc_input_dist dist = TC_INPUTS_UNIFORM;
@@ -745,6 +765,5 @@ int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *ch)
     }
     if (ch->fini) ch->fini(ctx);
     tc_timing_release();
-    free(names);
     return rc;
 }

@@ -39,7 +39,7 @@ struct tc_gemm_variant {
     const char *description;    /* one line */
     const char *precision;      /* row of the tolerance table, e.g. "f16f32" */
     int min_cc;                 /* 80 = sm_80 */
-    int mult_m, mult_n, mult_k; /* M, N, K must be multiples of these (1 = any size) */
+    int mult_m, mult_n, mult_k; /* M, N, K must be multiples of these (0 or 1: any size) */
     tc_layout a_layout, b_layout, c_layout;
     const char *problem;  /* bench group, e.g. "FP16 GEMM" */
     const char *baseline; /* variant whose figure this row is compared with (same run) */
@@ -66,11 +66,15 @@ typedef struct {
     int offset_elems; /* A, B and C start this many elements past an aligned address */
 } tc_gemm_bench_extra;
 
+#define TC_GEMM_DEFAULT_DIM 4096
+
 typedef struct {
     const char *name; /* chapter folder, e.g. "01_cublas_tensor_op" */
     const char *summary;
     const tc_gemm_variant *variants;
     int n_variants;
+    /* Left out (NULL, 0), these are the repository's defaults, the same in every GEMM chapter:
+     * every variant, M = N = K = TC_GEMM_DEFAULT_DIM, and the bench sizes 4096^3 and 8192^3. */
     const char *default_variant; /* "all" or a name */
     int default_m, default_n, default_k;
     const int (*bench_sizes)[3]; /* M, N, K */

@@ -269,7 +269,7 @@ void tc_print_usage(const tc_cli_spec *spec, FILE *f)
             spec->default_reps, spec->default_warmup);
 }
 
-long tc_parse_long(const tc_cli_spec *spec, const char *flag, const char *text, long lo, long hi)
+long tc_parse_long(const char *program, const char *flag, const char *text, long lo, long hi)
 {
     char *end = NULL;
     errno = 0;
@@ -277,9 +277,31 @@ long tc_parse_long(const tc_cli_spec *spec, const char *flag, const char *text, 
     const char *digits = text[0] == '-' ? text + 1 : text;
     long v = *digits >= '0' && *digits <= '9' ? strtol(text, &end, 10) : 0;
     if (!end || errno || end == text || *end != '\0' || v < lo || v > hi)
-        tc_usage_error(spec->program, "bad value '%s' for %s: expected an integer in %ld..%ld",
-                       text, flag, lo, hi);
+        tc_usage_error(program, "bad value '%s' for %s: expected an integer in %ld..%ld", text,
+                       flag, lo, hi);
     return v;
+}
+
+static const char *table_name(const void *table, size_t entry_size, int i)
+{
+    /* an entry starts with its name: a pointer to a struct points to its first member too */
+    return *(const char *const *)(const void *)((const char *)table + (size_t)i * entry_size);
+}
+
+int tc_table_find(const void *table, size_t entry_size, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(name, table_name(table, entry_size, i)) == 0) return i;
+    return -1;
+}
+
+void tc_unknown_name(const char *program, const char *what, const char *value, const void *table,
+                     size_t entry_size, int n)
+{
+    fprintf(stderr, "%s: unknown %s '%s'; allowed: all", program, what, value);
+    for (int i = 0; i < n; i++) fprintf(stderr, ", %s", table_name(table, entry_size, i));
+    fprintf(stderr, "\n");
+    exit(TC_EXIT_USAGE);
 }
 
 static void parse_size(const tc_cli_spec *spec, const char *text, tc_args *a)
@@ -358,23 +380,17 @@ void tc_parse_args(int argc, char **argv, const tc_cli_spec *spec, tc_args *a)
             tc_usage_error(spec->program, "this chapter takes no --size; see --help for its own "
                                           "problem flags");
         } else if (strcmp(flag, "--variant") == 0) {
-            int ok = strcmp(val, "all") == 0;
-            for (int v = 0; v < spec->n_variants && !ok; v++)
-                ok = strcmp(val, spec->variant_names[v]) == 0;
-            if (!ok) {
-                fprintf(stderr, "%s: unknown variant '%s'; allowed: all", spec->program, val);
-                for (int v = 0; v < spec->n_variants; v++)
-                    fprintf(stderr, ", %s", spec->variant_names[v]);
-                fprintf(stderr, "\n");
-                exit(TC_EXIT_USAGE);
-            }
+            if (strcmp(val, "all") != 0 &&
+                tc_table_find(spec->variants, spec->variant_size, spec->n_variants, val) < 0)
+                tc_unknown_name(spec->program, "variant", val, spec->variants, spec->variant_size,
+                                spec->n_variants);
             a->variant = val;
         } else if (strcmp(flag, "--size") == 0) {
             parse_size(spec, val, a);
         } else if (strcmp(flag, "--reps") == 0) {
-            a->reps = (int)tc_parse_long(spec, flag, val, 1, 100000);
+            a->reps = (int)tc_parse_long(spec->program, flag, val, 1, 100000);
         } else if (strcmp(flag, "--warmup") == 0) {
-            a->warmup = (int)tc_parse_long(spec, flag, val, 0, 100000);
+            a->warmup = (int)tc_parse_long(spec->program, flag, val, 0, 100000);
         } else if (strcmp(flag, "--seed") == 0) {
             /* digits only: strtoull would take blanks, '+' and even '-' (negating) */
             char *end = NULL;
@@ -548,41 +564,4 @@ void tc_device_fetch(void *h, const void *d, size_t bytes)
     TC_LAUNCH_CHECK();
     TC_CUDA_CHECK(cudaDeviceSynchronize());
     TC_CUDA_CHECK(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
-}
-
-/* ---- the main of a probe program (harness.h) ------------------------------------------------ */
-int tc_probe_main(int argc, char **argv, const tc_probe_program *p)
-{
-    tc_args a;
-    tc_parse_args(argc, argv, &p->spec, &a);
-    if (a.mode == TC_MODE_LIST) {
-        p->print_list();
-        return TC_EXIT_PASS;
-    }
-    FILE *info = a.mode == TC_MODE_BENCH && !a.csv_path ? stderr : stdout;
-    tc_device_info dev;
-    tc_device_open(&dev, p->min_cc, p->spec.program);
-    if (p->only_cc && dev.cc != p->only_cc)
-        tc_skip(p->spec.program, "%s; %s is sm_%d", p->only_why, dev.name, dev.cc);
-    fprintf(info, "%s - %s\n", p->spec.program, p->spec.summary);
-    tc_device_print(&dev, info);
-    if (a.mode != TC_MODE_TEST && p->print_versions) p->print_versions(info);
-    fprintf(info, "\n");
-    fflush(info);
-
-    int rc;
-    if (a.mode == TC_MODE_TEST) {
-        rc = p->test(&a, &dev);
-    } else if (a.mode == TC_MODE_BENCH) {
-        FILE *csv = tc_bench_csv_open(a.csv_path);
-        if (!csv) return TC_EXIT_USAGE;
-        rc = p->measure(&a, &dev, info, csv);
-        tc_bench_csv_close(csv);
-    } else {
-        const int failed = p->default_tests ? p->default_tests(&a, &dev) : 0;
-        rc = p->measure(&a, &dev, info, NULL);
-        if (failed) rc = TC_EXIT_WRONG;
-    }
-    tc_timing_release();
-    return rc;
 }

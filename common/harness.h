@@ -75,16 +75,24 @@ typedef struct {
     const char *flag_values[TC_MAX_CHAPTER_FLAGS];
 } tc_args;
 
-/* A chapter-specific flag that takes a value, e.g. {"--layer", "NAME", "one layer or all"}. */
+/* A chapter-specific flag that takes a value, e.g.
+ * {.name = "--layer", .metavar = "NAME", .help = "one layer or all"}. */
 typedef struct {
     const char *name, *metavar, *help;
 } tc_cli_flag;
+
+/* The number of entries of an array (not of a pointer). */
+#define TC_COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))
 
 /* What a chapter tells the parser. Variant names are checked here, before any CUDA call. */
 typedef struct {
     const char *program; /* e.g. "01_cublas_tensor_op" */
     const char *summary; /* one line for --help */
-    const char *const *variant_names;
+    /* the variant table: n_variants entries of variant_size bytes, each starting with its name (a
+     * const char *): an array of names, or of structs whose first member is the name;
+     * TC_VARIANT_TABLE(table) sets the three fields from an array */
+    const void *variants;
+    size_t variant_size;
     int n_variants;
     long max_dim; /* largest accepted M, N or K; 0: the chapter takes no --size */
     int default_reps, default_warmup;
@@ -92,36 +100,25 @@ typedef struct {
     int n_flags;
 } tc_cli_spec;
 
+#define TC_VARIANT_TABLE(table)                                                                    \
+    .variants = (table), .variant_size = sizeof((table)[0]), .n_variants = TC_COUNT(table)
+
 /* Parses argv into args (defaults first). On bad usage prints the problem naming the bad value
  * and what is allowed, and exits 2. --help prints usage and exits 0. */
 void tc_parse_args(int argc, char **argv, const tc_cli_spec *spec, tc_args *args);
 void tc_print_usage(const tc_cli_spec *spec, FILE *f);
-/* ---- the main of a probe program ------------------------------------------------------------
- * A probe program (05_mma_probe, 05_wgmma_probe, 07_dp4a_basics) unit-tests instructions and
- * measures their throughput ceiling; it takes no --size and no flags of its own. tc_probe_main is
- * its whole main(): parse (bad usage exits 2), --list, open the device (no GPU or one older than
- * min_cc exits 77), print it and, outside --test, print_versions (may be NULL); then
- *   --test    test(a, dev), whose return value is the exit code;
- *   --bench   measure(a, dev, info, csv) with the CSV open (--csv, or stdout);
- *   default   default_tests(a, dev) (may be NULL; prints its own lines, returns the number of
- *             failures), then measure(a, dev, stdout, NULL); exit 1 if a test failed.
- * only_cc: nonzero for code built for that one architecture (sm_90a): any other GPU exits 77 with
- * "only_why; <GPU> is sm_<cc>". */
-typedef struct {
-    tc_cli_spec spec;
-    int min_cc, only_cc;
-    const char *only_why;
-    void (*print_list)(void);
-    void (*print_versions)(FILE *info);
-    int (*test)(const tc_args *a, const tc_device_info *dev);
-    int (*measure)(const tc_args *a, const tc_device_info *dev, FILE *info, FILE *csv);
-    int (*default_tests)(const tc_args *a, const tc_device_info *dev);
-} tc_probe_program;
-int tc_probe_main(int argc, char **argv, const tc_probe_program *p);
 
 /* The value of a chapter's integer flag: an optional '-' and digits, in lo..hi, else exit 2
  * with a message naming the flag, the value and the range. */
-long tc_parse_long(const tc_cli_spec *spec, const char *flag, const char *text, long lo, long hi);
+long tc_parse_long(const char *program, const char *flag, const char *text, long lo, long hi);
+
+/* A table of n entries of entry_size bytes, each starting with its name (as tc_cli_spec's
+ * variants: the chapter's variants, layers, shapes): the index of the entry called name, or -1. */
+int tc_table_find(const void *table, size_t entry_size, int n, const char *name);
+/* Prints "<program>: unknown <what> '<value>'; allowed: all, <every name of the table>" to stderr
+ * and exits 2. */
+void tc_unknown_name(const char *program, const char *what, const char *value, const void *table,
+                     size_t entry_size, int n);
 
 /* ---- timing ------------------------------------------------------------------------------- */
 typedef struct {
