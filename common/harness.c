@@ -6,6 +6,7 @@
 #include "convert.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <pthread.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -336,6 +337,46 @@ bad:
                    text);
 }
 
+/* The options every program takes; the chapter's own flags follow them in the getopt table. */
+enum {
+    OPT_VARIANT = 1000,
+    OPT_SIZE,
+    OPT_REPS,
+    OPT_WARMUP,
+    OPT_SEED,
+    OPT_CSV,
+    OPT_TEST,
+    OPT_BENCH,
+    OPT_LIST,
+    OPT_HELP,
+    OPT_CHAPTER /* + index of the chapter's flag */
+};
+static const struct option common_options[] = {
+    {"variant", required_argument, NULL, OPT_VARIANT},
+    {"size", required_argument, NULL, OPT_SIZE},
+    {"reps", required_argument, NULL, OPT_REPS},
+    {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"test", no_argument, NULL, OPT_TEST},
+    {"check", no_argument, NULL, OPT_TEST},
+    {"bench", no_argument, NULL, OPT_BENCH},
+    {"list", no_argument, NULL, OPT_LIST},
+    {"help", no_argument, NULL, OPT_HELP},
+};
+enum { N_COMMON_OPTIONS = TC_COUNT(common_options) };
+
+/* "--name" of the option getopt_long just returned (for messages) */
+static const char *option_name(const struct option *opts, int code, char *buf, size_t size)
+{
+    for (int i = 0; opts[i].name; i++)
+        if (opts[i].val == code) {
+            snprintf(buf, size, "--%s", opts[i].name);
+            return buf;
+        }
+    return "-h";
+}
+
 void tc_parse_args(int argc, char **argv, const tc_cli_spec *spec, tc_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -343,55 +384,60 @@ void tc_parse_args(int argc, char **argv, const tc_cli_spec *spec, tc_args *a)
     a->reps = spec->default_reps;
     a->warmup = spec->default_warmup;
     a->seed = 1;
-    int modes = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const char *val = NULL;
-        /* flags taking a value accept "--flag value" and "--flag=value" */
-        static const char *const with_value[] = {"--variant", "--size", "--reps",
-                                                 "--warmup",  "--seed", "--csv"};
-        const char *flag = arg;
-        char flagbuf[32];
-        const char *eq = strchr(arg, '=');
-        if (eq && eq - arg < (long)sizeof flagbuf) {
-            memcpy(flagbuf, arg, (size_t)(eq - arg));
-            flagbuf[eq - arg] = '\0';
-            flag = flagbuf;
+
+    /* the getopt_long table: the common options, then the chapter's flags without their "--" */
+    struct option opts[N_COMMON_OPTIONS + TC_MAX_CHAPTER_FLAGS + 1];
+    memcpy(opts, common_options, sizeof common_options);
+    const int n_flags = spec->n_flags < TC_MAX_CHAPTER_FLAGS ? spec->n_flags : TC_MAX_CHAPTER_FLAGS;
+    for (int f = 0; f < n_flags; f++)
+        opts[N_COMMON_OPTIONS + f] = (struct option){
+            .name = spec->flags[f].name + 2, .has_arg = required_argument, .val = OPT_CHAPTER + f};
+    opts[N_COMMON_OPTIONS + n_flags] = (struct option){0};
+
+    int seen[OPT_CHAPTER + TC_MAX_CHAPTER_FLAGS - OPT_VARIANT] = {0};
+    const char *mode_flag = NULL;
+    char name[64];
+    opterr = 0; /* the messages are ours */
+    optind = 1;
+    int code;
+    /* "+": stop at the first argument that is not an option (reported below) instead of moving
+     * it; ":": a missing value returns ':' */
+    while ((code = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+        if (code == '?') {
+            const char *bad = argv[optind - 1];
+            if (optopt && optopt != '?')
+                tc_usage_error(spec->program, "unknown option '-%c'", optopt);
+            tc_usage_error(spec->program, "unknown option '%s'", bad);
         }
-        int takes = 0, chapter_flag = -1;
-        for (size_t w = 0; w < sizeof with_value / sizeof with_value[0]; w++)
-            if (strcmp(flag, with_value[w]) == 0) takes = 1;
-        for (int f = 0; f < spec->n_flags && f < TC_MAX_CHAPTER_FLAGS; f++)
-            if (strcmp(flag, spec->flags[f].name) == 0) takes = 1, chapter_flag = f;
-        if (takes) {
-            if (eq)
-                val = eq + 1;
-            else if (i + 1 < argc)
-                val = argv[++i];
-            else
-                tc_usage_error(spec->program, "%s needs a value", flag);
-            if (!*val) tc_usage_error(spec->program, "%s needs a non-empty value", flag);
-        } else if (eq) {
-            tc_usage_error(spec->program, "unknown option '%s'", arg);
+        if (code == ':') {
+            const char *bad = argv[optind - 1];
+            const char *eq = strchr(bad, '=');
+            tc_usage_error(spec->program, "%.*s needs a value",
+                           eq ? (int)(eq - bad) : (int)strlen(bad), bad);
         }
-        if (chapter_flag >= 0) {
-            a->flag_values[chapter_flag] = val;
-        } else if (strcmp(flag, "--size") == 0 && !spec->max_dim) {
-            tc_usage_error(spec->program, "this chapter takes no --size; see --help for its own "
-                                          "problem flags");
-        } else if (strcmp(flag, "--variant") == 0) {
+        if (code == 'h') code = OPT_HELP;
+        const char *flag = option_name(opts, code, name, sizeof name);
+        if (seen[code - OPT_VARIANT]++)
+            tc_usage_error(spec->program, "%s given twice; give each option once", flag);
+        const char *val = optarg;
+        if (val && !*val) tc_usage_error(spec->program, "%s needs a non-empty value", flag);
+        switch (code) {
+        case OPT_VARIANT:
             if (strcmp(val, "all") != 0 &&
                 tc_table_find(spec->variants, spec->variant_size, spec->n_variants, val) < 0)
                 tc_unknown_name(spec->program, "variant", val, spec->variants, spec->variant_size,
                                 spec->n_variants);
             a->variant = val;
-        } else if (strcmp(flag, "--size") == 0) {
+            break;
+        case OPT_SIZE:
+            if (!spec->max_dim)
+                tc_usage_error(spec->program, "this chapter takes no --size; see --help for its "
+                                              "own problem flags");
             parse_size(spec, val, a);
-        } else if (strcmp(flag, "--reps") == 0) {
-            a->reps = (int)tc_parse_long(spec->program, flag, val, 1, 100000);
-        } else if (strcmp(flag, "--warmup") == 0) {
-            a->warmup = (int)tc_parse_long(spec->program, flag, val, 0, 100000);
-        } else if (strcmp(flag, "--seed") == 0) {
+            break;
+        case OPT_REPS: a->reps = (int)tc_parse_long(spec->program, flag, val, 1, 100000); break;
+        case OPT_WARMUP: a->warmup = (int)tc_parse_long(spec->program, flag, val, 0, 100000); break;
+        case OPT_SEED: {
             /* digits only: strtoull would take blanks, '+' and even '-' (negating) */
             char *end = NULL;
             errno = 0;
@@ -400,33 +446,39 @@ void tc_parse_args(int argc, char **argv, const tc_cli_spec *spec, tc_args *a)
                 tc_usage_error(spec->program,
                                "bad value '%s' for --seed: expected an integer in 0..2^64-1", val);
             a->seed = (uint64_t)v;
-        } else if (strcmp(flag, "--csv") == 0) {
-            a->csv_path = val;
-        } else if (strcmp(arg, "--test") == 0 || strcmp(arg, "--check") == 0) {
-            a->mode = TC_MODE_TEST;
-            modes++;
-        } else if (strcmp(arg, "--bench") == 0) {
-            a->mode = TC_MODE_BENCH;
-            modes++;
-        } else if (strcmp(arg, "--list") == 0) {
-            a->mode = TC_MODE_LIST;
-            modes++;
-        } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            tc_print_usage(spec, stdout);
-            exit(TC_EXIT_PASS);
-        } else {
-            tc_usage_error(spec->program, "unknown argument '%s'", arg);
+            break;
+        }
+        case OPT_CSV: a->csv_path = val; break;
+        case OPT_TEST:
+        case OPT_BENCH:
+        case OPT_LIST:
+            if (mode_flag)
+                tc_usage_error(spec->program,
+                               "%s and %s: --test, --bench and --list exclude each "
+                               "other",
+                               mode_flag, argv[optind - 1]);
+            mode_flag = argv[optind - 1];
+            a->mode = code == OPT_TEST    ? TC_MODE_TEST
+                      : code == OPT_BENCH ? TC_MODE_BENCH
+                                          : TC_MODE_LIST;
+            break;
+        case OPT_HELP: tc_print_usage(spec, stdout); exit(TC_EXIT_PASS);
+        default: a->flag_values[code - OPT_CHAPTER] = val; break;
         }
     }
-    if (modes > 1) tc_usage_error(spec->program, "--test, --bench and --list exclude each other");
+    if (optind < argc) tc_usage_error(spec->program, "unknown argument '%s'", argv[optind]);
     if (a->csv_path && a->mode != TC_MODE_BENCH)
         tc_usage_error(spec->program, "--csv goes with --bench");
-    if (a->csv_path) { /* find out now, not after minutes of measurements */
-        FILE *f = fopen(a->csv_path, "w");
+    if (a->csv_path) {
+        /* Find out now, not after minutes of measurements, whether the file can be written, but
+         * leave it as it is: it is opened (and truncated) only when the rows are written. */
+        const int existed = access(a->csv_path, F_OK) == 0;
+        FILE *f = fopen(a->csv_path, "a");
         if (!f)
             tc_usage_error(spec->program, "cannot write --csv '%s': %s", a->csv_path,
                            strerror(errno));
         fclose(f);
+        if (!existed) remove(a->csv_path);
     }
     if (a->mode == TC_MODE_TEST && a->m)
         tc_usage_error(spec->program, "--test runs its own size matrix; drop --size");
