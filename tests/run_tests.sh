@@ -85,9 +85,9 @@ for c in "${chapters[@]}"; do
 done
 
 # ---- 3. bad input (no GPU needed) ------------------------------------------------------------------
-# Every program gets these; a chapter adds its own in <folder>/bad_args.txt (one per line; every
-# program of the folder must reject each of them). A line "ARGS => TEXT" also names a fragment of
-# the message the right check prints: the test then passes only when stderr contains TEXT, so a
+# Every program gets these; a chapter adds its own in <folder>/bad_args.txt, one per line:
+# "[PROGRAM,...:] ARGS => TEXT", for the programs named (all of the folder's when none are). Each
+# must exit 2 with TEXT in its message: TEXT is a fragment of what the right check prints, so a
 # line rejected by some unrelated check fails.
 default_bad_args=(
     "--size 0x5x5 => every dimension must be in 1.." "--size abc => expected MxNxK"
@@ -98,6 +98,8 @@ default_bad_args=(
     "--seed -1 => --seed" "--seed 12abc => --seed" "--seed +5 => --seed" "--reps +5 => --reps"
     "--frobnicate => --frobnicate" "--test --bench => exclude each other"
     "--csv out.csv => --csv goes with --bench" "--bench --csv /nonexistent-dir/out.csv => cannot write"
+    "--test --test => --test given twice" "--seed 1 --seed 2 => --seed given twice"
+    "--variant all --variant=all => --variant given twice" "--reps 3 extra => unknown argument 'extra'"
 )
 # A program that does not take --size rejects every --size line with its own message.
 no_size_fragment="takes no --size"
@@ -108,23 +110,35 @@ for item in "$@"; do
         not_built "$c/bad-input" "$c"
         continue
     fi
-    cases=("${default_bad_args[@]}")
+    cases=()
+    for line in "${default_bad_args[@]}"; do cases+=("shared: $line"); done
     if [ -f "$dir/bad_args.txt" ]; then
         while IFS= read -r line; do
             case $line in '' | '#'*) continue ;; esac
-            cases+=("$line")
+            if [[ $line =~ ^([0-9A-Za-z_,]+):\ (.*)$ ]]; then # for the programs named
+                [[ ,${BASH_REMATCH[1]}, == *",$c,"* ]] || continue
+                line=${BASH_REMATCH[2]}
+            fi
+            cases+=("chapter: $line")
         done <"$dir/bad_args.txt"
     fi
     takes_size=1
     "$bin" --help 2>/dev/null | grep -q -- '--size' || takes_size=0
-    for line in "${cases[@]}"; do
-        args=${line%% => *} want=""
-        [ "$args" != "$line" ] && want=${line#* => }
-        case $args in --size*) [ $takes_size = 0 ] && want=$no_size_fragment ;; esac
+    for entry in "${cases[@]}"; do
+        from=${entry%%: *} line=${entry#*: }
+        args=${line%% => *} want=${line#* => }
+        if [ "$args" = "$line" ]; then
+            result FAIL "$c/bad-input: $args" "the line names no expected message (ARGS => TEXT)"
+            continue
+        fi
+        # a shared --size line: a program without --size rejects it with its own message
+        if [ "$from" = shared ] && [ $takes_size = 0 ]; then
+            case $args in --size*) want=$no_size_fragment ;; esac
+        fi
         # shellcheck disable=SC2086 # the arguments are split on purpose
         err=$(timeout -k 5 "$bad_input_timeout" "$bin" $args 2>&1 >/dev/null)
         rc=$?
-        if [ "$rc" = 2 ] && [ -n "$err" ] && { [ -z "$want" ] || [[ $err == *"$want"* ]]; }; then
+        if [ "$rc" = 2 ] && [[ $err == *"$want"* ]]; then
             result PASS "$c/bad-input: $args"
         elif [ "$rc" = 2 ] && [ -n "$err" ]; then
             result FAIL "$c/bad-input: $args" "rejected by another check: stderr '$err', expected '$want'"
@@ -132,6 +146,17 @@ for item in "$@"; do
             result FAIL "$c/bad-input: $args" "exit $rc (want 2), stderr: ${err:-<empty>}"
         fi
     done
+    # a rejected --bench leaves an existing --csv file as it was
+    csv=$(mktemp)
+    echo "kept" >"$csv"
+    timeout -k 5 "$bad_input_timeout" "$bin" --bench --csv "$csv" --reps 0 >/dev/null 2>&1
+    rc=$?
+    if [ "$rc" = 2 ] && [ "$(cat "$csv")" = kept ]; then
+        result PASS "$c/bad-input: --bench --csv FILE --reps 0 leaves FILE"
+    else
+        result FAIL "$c/bad-input: --bench --csv FILE --reps 0 leaves FILE" "exit $rc, FILE: $(head -c 80 "$csv")"
+    fi
+    rm -f "$csv"
     for args in --help --list; do
         if timeout -k 5 "$bad_input_timeout" "$bin" $args >/dev/null 2>&1; then
             result PASS "$c/$args"
