@@ -111,10 +111,11 @@ static const tc_gemm_variant variants[] = {
     MODE(.name = "bf16_f32",      .precision = "bf16f32",  .min_cc = 80, .impl = &m_bf16_f32,
          .description = "bf16 A,B -> f32 C, COMPUTE_32F"),
     MODE(.name = "i8_i32",        .precision = "i8i32",    .min_cc = 75, .impl = &m_i8_i32,
-         .mult_k = 4,
+         .mult_k = 4, .align_ab = {.ptr = 4, .ld = 4},
          .description = "int8 A,B -> int32 C, COMPUTE_32I (exact)"),
     MODE(.name = "e4m3_f32",      .precision = "e4m3f32",  .min_cc = 89, .impl = &m_e4m3_f32,
-         .mult_m = 16, .mult_n = 16, .mult_k = 16,
+         .mult_m = 16, .mult_n = 16, .mult_k = 16, .align_ab = {.ptr = 16, .ld = 16},
+         .align_c = {.ptr = 16, .ld = 16},
          .description = "fp8 e4m3 A,B -> f32 C, cublasLtMatmul (TN only)"),
 };
 

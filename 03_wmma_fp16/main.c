@@ -27,6 +27,7 @@ static const tc_gemm_variant variants[] = {
      .impl = &tc_cublas_f16f32,
      .description = "cuBLAS, f16 in, f32 accumulate and out (the baseline)"},
     RUNG(.name = "v1_naive",    .min_cc = 70, .mult_m = 16, .mult_n = 16, .mult_k = 16,
+         .align_ab = {.ptr = 32, .ld = 16}, .align_c = {.ptr = 32, .ld = 16},
          .prepare = wmma_v1_prepare, .launch = wmma_v1_launch,
          .description = "one warp per 16x16 tile, fragments from global memory"),
     RUNG(.name = "v2_smem",     .min_cc = 70, .launch = wmma_v2_launch,

@@ -48,6 +48,7 @@ static const tc_gemm_variant variants[] = {
            .description = "cuBLAS COMPUTE_32F_FAST_TF32: TF32 tensor cores (TF32 baseline)"),
     RUNG(.name = "v1_naive",      .precision = "tf32",     .problem = "TF32 GEMM",
          .baseline = "cublas_tf32", .mult_m = 16, .mult_n = 16, .mult_k = 8,
+         .align_ab = {.ptr = 32, .ld = 16}, .align_c = {.ptr = 32, .ld = 16},
          .prepare = tf32_v1_prepare, .launch = tf32_v1_launch,
          .description = "one warp per 16x16 tile, fragments from global memory"),
     RUNG(.name = "v2_smem",       .precision = "tf32",     .problem = "TF32 GEMM",

@@ -45,16 +45,18 @@ static void *wgmma_chapter_init(const tc_device_info *dev, FILE *info)
     {.name = NAME "_bf16", .precision = "bf16f32", .min_cc = 90, .a_layout = ROW, .b_layout = COL,\
      .c_layout = ROW, .problem = "BF16 GEMM", .baseline = "cublas_bf16f32",                       \
      .impl = &wgmma_in_bf16, __VA_ARGS__}
+/* the TMA reads A and B: 16-byte aligned starts and row pitches */
+#define TMA_ALIGN {.ptr = 16, .ld = 16}
 #define LADDER(X)                                                                                  \
     X("v1_wgmma",    .prepare = wgmma_v1_prepare, .launch = wgmma_v1_launch,                       \
       .description = "wgmma m64n128k16, 128x128, cp.async 3-stage ring, swizzle by hand"),         \
-    X("v2_tma",      .mult_k = 8, .prepare = wgmma_v2_prepare, .launch = wgmma_v2_launch,          \
+    X("v2_tma",      .mult_k = 8, .align_ab = TMA_ALIGN, .prepare = wgmma_v2_prepare, .launch = wgmma_v2_launch,          \
       .release = wgmma_release,                                                                    \
       .description = "v1 with TMA loads, 4-stage mbarrier ring, one wgmma group in flight"),       \
-    X("v3_warpspec", .mult_k = 8, .prepare = wgmma_v3_prepare, .launch = wgmma_v3_launch,          \
+    X("v3_warpspec", .mult_k = 8, .align_ab = TMA_ALIGN, .prepare = wgmma_v3_prepare, .launch = wgmma_v3_launch,          \
       .release = wgmma_release,                                                                    \
       .description = "128x256, producer warpgroup + 2 consumers (m64n256k16), setmaxnreg"),        \
-    X("v4_cluster",  .mult_k = 8, .prepare = wgmma_v4_prepare, .launch = wgmma_v4_launch,          \
+    X("v4_cluster",  .mult_k = 8, .align_ab = TMA_ALIGN, .prepare = wgmma_v4_prepare, .launch = wgmma_v4_launch,          \
       .release = wgmma_release,                                                                    \
       .description = "v3 persistent (a block per SM walks tiles), clusters of 2, B multicast")
 

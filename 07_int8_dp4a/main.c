@@ -90,7 +90,8 @@ static void sgemm_release(const tc_gemm_variant *v, tc_gemm_problem *p)
 #define RUNG(...) INT8(.precision = "i8i32", .baseline = "cublas_i8i32", __VA_ARGS__)
 
 static const tc_gemm_variant variants[] = {
-    INT8(.name = "cublas_i8i32", .precision = "i8i32", .min_cc = 75, .prepare = tc_cublas_prepare,
+    INT8(.name = "cublas_i8i32", .precision = "i8i32", .min_cc = 75, .mult_k = 4,
+         .align_ab = {.ptr = 4, .ld = 4}, .prepare = tc_cublas_prepare,
          .launch = tc_cublas_launch, .release = tc_cublas_release, .impl = &tc_cublas_i8i32,
          .description = "cuBLAS, int8 in, int32 accumulate and out (IMMA; the baseline)"),
     INT8(.name = "cublas_sgemm", .precision = "i8f32", .min_cc = 75, .baseline = "cublas_i8i32",

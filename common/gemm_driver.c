@@ -69,7 +69,7 @@ static const int n_test_cases = (int)(sizeof test_cases / sizeof test_cases[0]);
 #define N_SMALL_TEST_CASES 20
 
 typedef struct {
-    int ran, skipped, pass;
+    int ran, skipped, not_applicable, pass;
     char message[256];
     tc_check_result check;
     tc_timing timing;
@@ -100,6 +100,34 @@ const char *tc_gemm_unsupported(const tc_gemm_variant *v, long M, long N, long K
 }
 
 static long round_up(long x, int m) { return m > 1 ? (x + m - 1) / m * m : x; }
+
+/* NULL if A, B and C of problem p meet the variant's declared alignment, else which does not */
+static const char *misaligned(const tc_gemm_variant *v, const tc_gemm_problem *p)
+{
+    static char msg[160];
+    const size_t in = tc_dtype_size(p->prec->in), out = tc_dtype_size(p->prec->out);
+    const struct {
+        const char *name;
+        const void *ptr;
+        long ld;
+        size_t elem;
+        tc_align need;
+    } ops[] = {{"A", p->d_a, p->lda, in, v->align_ab},
+               {"B", p->d_b, p->ldb, in, v->align_ab},
+               {"C", p->d_c, p->ldc, out, v->align_c}};
+    for (int i = 0; i < 3; i++) {
+        const tc_align n = ops[i].need;
+        if ((n.ptr > 1 && (uintptr_t)ops[i].ptr % (uintptr_t)n.ptr) ||
+            (n.ld > 1 && (size_t)ops[i].ld * ops[i].elem % (size_t)n.ld)) {
+            snprintf(msg, sizeof msg,
+                     "%s needs %s at a multiple of %d bytes and its rows a multiple of %d bytes "
+                     "(declared; see --list)",
+                     v->name, ops[i].name, n.ptr, n.ld);
+            return msg;
+        }
+    }
+    return NULL;
+}
 
 static const char *rate_unit(const tc_precision *p)
 {
@@ -303,8 +331,11 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
 
     cudaStream_t stream;
     TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    const char *why = v->prepare ? v->prepare(v, &p) : NULL;
+    const char *why = misaligned(v, &p);
     if (why) {
+        snprintf(res->message, sizeof res->message, "%s", why);
+        res->not_applicable = 1;
+    } else if ((why = v->prepare ? v->prepare(v, &p) : NULL)) {
         snprintf(res->message, sizeof res->message, "%s", why);
         res->skipped = strncmp(why, TC_GEMM_SKIP, strlen(TC_GEMM_SKIP)) == 0;
     } else {
@@ -361,7 +392,7 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
                 2.0 * (double)M * (double)N * (double)K / (res->timing.ms_median * 1e-3) / 1e12;
         }
     }
-    if (v->release) v->release(v, &p);
+    if (v->release && !res->not_applicable) v->release(v, &p);
     TC_CUDA_CHECK(cudaStreamDestroy(stream));
     TC_CUDA_CHECK(cudaFree(d_a));
     TC_CUDA_CHECK(cudaFree(d_b));
@@ -378,8 +409,8 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
 static void print_list(const tc_gemm_chapter *ch)
 {
     printf("%s - %s\n\n", ch->name, ch->summary);
-    printf("%-18s %-9s %-6s %-11s %-9s %s\n", "variant", "precision", "min_sm", "sizes", "layout",
-           "description");
+    printf("%-18s %-9s %-6s %-11s %-6s %-11s %s\n", "variant", "precision", "min_sm", "sizes",
+           "layout", "align", "description");
     for (int i = 0; i < ch->n_variants; i++) {
         const tc_gemm_variant *v = &ch->variants[i];
         char sizes[48], layout[16];
@@ -390,11 +421,16 @@ static void print_list(const tc_gemm_chapter *ch)
                      v->mult_n > 1 ? v->mult_n : 1, v->mult_k > 1 ? v->mult_k : 1);
         snprintf(layout, sizeof layout, "%c%c%c", v->a_layout == TC_ROW_MAJOR ? 'R' : 'C',
                  v->b_layout == TC_ROW_MAJOR ? 'R' : 'C', v->c_layout == TC_ROW_MAJOR ? 'R' : 'C');
-        printf("%-18s %-9s sm_%-3d %-11s %-9s %s\n", v->name, v->precision, v->min_cc, sizes,
-               layout, v->description);
+        char align[24] = "-";
+        if (v->align_ab.ptr > 1 || v->align_ab.ld > 1 || v->align_c.ptr > 1 || v->align_c.ld > 1)
+            snprintf(align, sizeof align, "%d/%d|%d/%d", v->align_ab.ptr, v->align_ab.ld,
+                     v->align_c.ptr, v->align_c.ld);
+        printf("%-18s %-9s sm_%-3d %-11s %-6s %-11s %s\n", v->name, v->precision, v->min_cc, sizes,
+               layout, align, v->description);
     }
     printf("\nsizes: 'any', or the multiples M|N|K must have. layout: A, B, C row (R) or column "
-           "(C) major.\n");
+           "(C) major.\nalign: '-' (any), or the bytes A and B | C need: first element / row "
+           "(leading dimension x element size).\n");
 }
 
 static void print_table_header(FILE *f, const char *baseline_hint)
@@ -409,8 +445,8 @@ static void print_table_row(FILE *f, const char *label, const tc_gemm_variant *v
 {
     if (!r->ran) {
         fprintf(f, "%-20s %-9s %-17s %s\n", label, v->precision, size,
-                r->skipped ? r->message : "FAIL");
-        if (!r->skipped) fprintf(f, "    %s\n", r->message);
+                r->skipped || r->not_applicable ? r->message : "FAIL");
+        if (!r->skipped && !r->not_applicable) fprintf(f, "    %s\n", r->message);
         return;
     }
     char pcts[16] = "-";
@@ -442,7 +478,7 @@ static const tc_gemm_variant *find_variant(const tc_gemm_chapter *ch, const char
 static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_device_info *dev,
                      void *ctx, tc_input_dist dist)
 {
-    int passed = 0, failed = 0, skipped = 0;
+    int passed = 0, failed = 0, skipped = 0, not_applicable = 0;
     if (dist != TC_INPUTS_UNIFORM) printf("inputs    : %s\n", dist_descriptions[dist]);
     for (int vi = 0; vi < ch->n_variants; vi++) {
         const tc_gemm_variant *v = &ch->variants[vi];
@@ -452,10 +488,10 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
             skipped++;
             continue;
         }
-        if (dist_unsupported(v, dist)) {
-            printf("SKIP %-18s %s (precision %s)\n", v->name, dist_unsupported(v, dist),
+        if (dist_unsupported(v, dist)) { /* declared by the precision: not a skip */
+            printf("n/a  %-18s %s (precision %s)\n", v->name, dist_unsupported(v, dist),
                    v->precision);
-            skipped++;
+            not_applicable++;
             continue;
         }
         /* TC_TEST_SMALL=1 (make sanitize): only the small cases */
@@ -480,22 +516,27 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
             uint64_t seed = a->seed * 1000003u + (uint64_t)(vi * 100 + ci);
             run_case(v, ctx, M, N, K, &tcase->mem, seed, 0, 0, 0, ab, dist, &r);
             printf("%s %-18s %5ldx%-5ldx%-5ld ",
-                   r.skipped ? "SKIP"
-                   : r.pass  ? "PASS"
-                             : "FAIL",
+                   r.not_applicable ? "n/a "
+                   : r.skipped      ? "SKIP"
+                   : r.pass         ? "PASS"
+                                    : "FAIL",
                    v->name, M, N, K);
             if (tcase->scale) printf("alpha=%g beta=%g ", ab.alpha, ab.beta);
             print_operand_mods("ld", tcase->mem.ld_pad);
             print_operand_mods("ptr", tcase->mem.offset);
-            if (r.skipped) {
+            if (r.skipped || r.not_applicable) {
                 printf("%s\n", r.message);
-                skipped++;
+                skipped += r.skipped;
+                not_applicable += r.not_applicable;
                 continue;
             }
             tc_test_line_end(r.ran, r.pass, &r.check, r.message, &passed, &failed);
             if (r.ran && r.message[0]) printf("    %s\n", r.message);
         }
     }
+    if (not_applicable)
+        printf("%d case%s not applicable: outside what the variant declares (--list)\n",
+               not_applicable, not_applicable > 1 ? "s" : "");
     return tc_test_finish(ch->name, passed, failed, skipped);
 }
 
@@ -527,8 +568,8 @@ static int mode_default(const tc_gemm_chapter *ch, const tc_args *a, const tc_de
                 snprintf(r->message, sizeof r->message, "skipped: needs sm_%d", v->min_cc);
         } else {
             run_case(v, ctx, M, N, K, &packed, a->seed, a->warmup, a->reps, 1, plain, dist, r);
-            ran += !r->skipped;
-            failed += !r->pass && !r->skipped;
+            ran += !r->skipped && !r->not_applicable;
+            failed += !r->pass && !r->skipped && !r->not_applicable;
         }
         double pct = 0;
         const tc_gemm_variant *b = v->baseline ? find_variant(ch, v->baseline) : NULL;
@@ -629,7 +670,7 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
         char size[64];
         snprintf(size, sizeof size, "%ldx%ldx%ld", b->M, b->N, b->K);
         print_table_row(info, b->label, b->v, size, &b->r, pct);
-        failed += !b->r.pass && !b->r.skipped;
+        failed += !b->r.pass && !b->r.skipped && !b->r.not_applicable;
         if (!b->r.ran) continue;
         tc_bench_row row;
         memset(&row, 0, sizeof row);

@@ -33,6 +33,12 @@ typedef struct {
 /* Prefix of a prepare() message that skips the case instead of failing it. */
 #define TC_GEMM_SKIP "skip: "
 
+/* Memory alignment in bytes (0: none): of an operand's first element (ptr) and of its leading
+ * dimension times the element size (ld). */
+typedef struct {
+    int ptr, ld;
+} tc_align;
+
 typedef struct tc_gemm_variant tc_gemm_variant;
 struct tc_gemm_variant {
     const char *name;           /* "v3_regblock" */
@@ -40,14 +46,20 @@ struct tc_gemm_variant {
     const char *precision;      /* row of the tolerance table, e.g. "f16f32" */
     int min_cc;                 /* 80 = sm_80 */
     int mult_m, mult_n, mult_k; /* M, N, K must be multiples of these (0 or 1: any size) */
+    /* What the variant needs of A and B, and of C, in memory (shown by --list). A case of the
+     * test matrix outside it is not this variant's: --test reports it as not applicable, not as
+     * skipped. (The CLI packs the operands at aligned addresses, so there the size rule above
+     * is what matters.) */
+    tc_align align_ab, align_c;
     tc_layout a_layout, b_layout, c_layout;
     const char *problem;  /* bench group, e.g. "FP16 GEMM" */
     const char *baseline; /* variant whose figure this row is compared with (same run) */
     /* Optional, outside the timed region: build plans, query heuristics, set attributes.
      * Returns NULL on success, or a message why the problem cannot be run: counted as a failure,
      * unless it starts with TC_GEMM_SKIP ("skip: "), which says the problem is valid but outside
-     * what the variant or this GPU supports (an alignment it needs, shared memory it lacks):
-     * the case is then reported as skipped. */
+     * what the variant or this GPU supports (shared memory it lacks, an algorithm the library
+     * does not have): the case is then reported as skipped. An alignment the variant needs
+     * belongs in align_ab / align_c instead, where --list shows it. */
     const char *(*prepare)(const tc_gemm_variant *v, tc_gemm_problem *p);
     /* Enqueues the GEMM on stream; must not synchronise or allocate. */
     void (*launch)(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
