@@ -691,7 +691,7 @@ static void print_row(FILE *f, const st_variant *v, const st_result *r, double b
     }
 }
 
-/* the baseline always; the default variant without --variant; --bench: every rung (DESIGN.md:
+/* the baseline always; the default variant without --variant; --bench: every rung (CONTRIBUTING.md:
  * the bench reports all shapes for every rung) */
 static int selected(const tc_args *a, int i)
 {

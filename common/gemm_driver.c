@@ -13,7 +13,7 @@
  * machine without a GPU. */
 #define MAX_DEVICE_BYTES (512.0 * (1 << 30))
 /* Problems up to this many multiply-adds are checked element by element, larger ones on a
- * sample (DESIGN.md: full rows, full columns and at least 1024 random elements). */
+ * sample (CONTRIBUTING.md: full rows, full columns and at least 1024 random elements). */
 #define FULL_CHECK_LIMIT 2147483648.0
 #define SAMPLE_RANDOM    4096
 

@@ -1,6 +1,6 @@
 /* common/gemm_driver.h - the shared driver of every GEMM chapter.
  *
- * A chapter declares one variant table (DESIGN.md "The variant table") and calls tc_gemm_main.
+ * A chapter declares one variant table (CONTRIBUTING.md, "The variant table") and calls tc_gemm_main.
  * Everything else is derived from the table: --list, the --variant dispatcher, the --test matrix
  * and the --bench rows. The driver owns inputs, poisoning, the CPU reference, the checker, the
  * timing and the output; a variant owns only its launch.
@@ -102,7 +102,7 @@ typedef struct {
 
 /* The distribution of the random inputs, chosen with --inputs (default and --test modes; --bench
  * always uses uniform, so that every CSV row means the same thing):
- *   uniform  x uniform in [-1, 1) with 24 random bits (the DESIGN.md default);
+ *   uniform  x uniform in [-1, 1) with 24 random bits (the repository's default);
  *   wide     x = u * 2^e, u as above and e a uniform integer in TC_WIDE_EXP_MIN..TC_WIDE_EXP_MAX:
  *            magnitudes spread over 2^16 (and u's own spread below that), every value still an
  *            exact f32 (a power-of-two scaling of a 24-bit value, far from under- or overflow).

@@ -1,7 +1,7 @@
 /* common/harness.h - what every chapter binary shares: data types, the device block and the
  * capability gate, command-line parsing with the exit-code contract, GPU timing, and bench rows.
  *
- * Exit codes (DESIGN.md): 0 pass, 1 a result was wrong, 2 bad usage, 77 skipped. */
+* Exit codes (CONTRIBUTING.md): 0 pass, 1 a result was wrong, 2 bad usage, 77 skipped. */
 #ifndef TC_HARNESS_H
 #define TC_HARNESS_H
 

@@ -1,6 +1,6 @@
 /* common/verify.h - CPU references in double and the checker.
  *
- * The contract (DESIGN.md "Verification"): the reference is computed in double from exactly the
+ * The contract (CONTRIBUTING.md, "Verification"): the reference is computed in double from exactly the
  * values the GPU sees; an element passes only if |got - ref| <= atol + rtol*|ref| is true (so a
  * NaN fails); outputs are poisoned before every run and an element still holding the poison
  * fails as "unwritten"; integer results must match exactly; large problems are checked on a
@@ -83,7 +83,7 @@ typedef struct {
 } tc_sample;
 
 /* Full when rows*cols*K <= full_limit, else rows {0, M/2, M-1}, columns {0, N/2, N-1} and
- * `random` random elements (DESIGN.md asks for at least 1024). */
+ * `random` random elements (the contract asks for at least 1024). */
 tc_sample tc_sample_make(long rows, long cols, long K, double full_limit, int random, tc_rng *rng);
 void tc_sample_free(tc_sample *s);
 void tc_sample_get(const tc_sample *s, long e, long *i, long *j);

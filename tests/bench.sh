@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/bench.sh BUILD FOLDER/PROGRAM... - `make bench`: every chapter's --bench, one after another
 # (never in parallel: they would share the GPU), then the ladder grouped by problem and
-# BUILD/bench.csv with the schema of DESIGN.md.
+# BUILD/bench.csv with the schema of CONTRIBUTING.md.
 set -u
 build=${1:?usage: bench.sh BUILD FOLDER/PROGRAM...}
 shift
