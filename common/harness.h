@@ -136,7 +136,7 @@ tc_timing tc_time_gpu(tc_work_fn fn, void *ctx, cudaStream_t stream, int warmup,
 /* Frees the L2 flush buffer (optional; the OS does it at exit). */
 void tc_timing_release(void);
 
-/* ---- bench rows (DESIGN.md "make bench") --------------------------------------------------- */
+/* ---- bench rows (CONTRIBUTING.md, "make bench") ---------------------------------------------- */
 typedef struct {
     const char *chapter, *variant, *problem, *precision;
     char size[64];
