@@ -167,9 +167,8 @@ static cudnnDataType_t cudnn_type(tc_dtype t)
     return t == TC_F16 ? CUDNN_DATA_HALF : t == TC_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
 }
 
-/* ---- one prepared convolution
- * --------------------------------------------------------------------- Everything is created in
- * prepare(), outside the timed region; launch() only enqueues. */
+/* ---- one prepared convolution -------------------------------------------------------------------
+ * Everything is created in prepare(), outside the timed region; launch() only enqueues. */
 typedef struct {
     const conv_variant *v;
     tc_conv_shape s;
@@ -251,11 +250,10 @@ static const char *prepare_legacy(conv_plan *cp)
     return NULL;
 }
 
-/* ---- the backend (graph) API
- * ------------------------------------------------------------------------ A graph of one operation
- * (convolution forward) over three tensors, each named by a unique id; the heuristics propose
- * engine configurations; the first one that finalizes into an execution plan is used; a variant
- * pack binds the ids to device pointers. */
+/* ---- the backend (graph) API --------------------------------------------------------------------
+ * A graph of one operation (convolution forward) over three tensors, each named by a unique id; the
+ * heuristics propose engine configurations; the first one that finalizes into an execution plan is
+ * used; a variant pack binds the ids to device pointers. */
 static cudnnBackendDescriptor_t make_desc(cudnnBackendDescriptorType_t type)
 {
     cudnnBackendDescriptor_t d;
@@ -424,8 +422,7 @@ static void launch(void *ctx, cudaStream_t stream)
     }
 }
 
-/* ---- one case: inputs, poisoned output, run, check, optionally time
- * --------------------------------- */
+/* ---- one case: inputs, poisoned output, run, check, optionally time -------------------------- */
 typedef struct {
     int ran, pass;
     char message[200];
@@ -537,8 +534,7 @@ static void run_case(const conv_variant *v, cudnnHandle_t handle, const conv_lay
     free(h_y_nhwc);
 }
 
-/* ---- command line
- * ---------------------------------------------------------------------------------- */
+/* ---- command line ---------------------------------------------------------------------------- */
 enum { FLAG_LAYER, FLAG_SHAPE };
 static const tc_cli_flag flags[] = {
     [FLAG_LAYER] = {.name = "--layer",

@@ -487,9 +487,7 @@ template <class T> static void launch_v2(const tc_gemm_problem *p, cudaStream_t 
         c_vec2(p));
 }
 
-/* ---- v3, v4: one kernel template (and the choices the README measured)
- * ------------------------------------------------
- */
+/* ---- v3, v4: one kernel template (and the choices the README measured) ----------------------- */
 static cudaLaunchConfig_t ws_launch_config(unsigned grid, int cluster, cudaLaunchAttribute *attr,
                                            cudaStream_t stream)
 {

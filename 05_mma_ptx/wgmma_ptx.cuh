@@ -123,8 +123,7 @@
 #error "wgmma_ptx.cuh is sm_90a-only: build with -gencode=arch=compute_90a,code=sm_90a"
 #endif
 
-/* ---- the shared-memory matrix descriptor (K-major, 128-byte swizzle)
- * ------------------------------ */
+/* ---- the shared-memory matrix descriptor (K-major, 128-byte swizzle) ------------------------- */
 static __device__ __forceinline__ uint64_t wgmma_desc_sw128(uint32_t smem_addr)
 {
     const uint64_t start = (smem_addr & 0x3FFFF) >> 4; /* 14 bits: shared memory is < 256 KiB */
@@ -134,8 +133,7 @@ static __device__ __forceinline__ uint64_t wgmma_desc_sw128(uint32_t smem_addr)
     return start | leading << 16 | stride << 32 | swizzle_128b << 62;
 }
 
-/* ---- fence, commit, wait
- * ------------------------------------------------------------------------- */
+/* ---- fence, commit, wait --------------------------------------------------------------------- */
 static __device__ __forceinline__ void wgmma_fence()
 {
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
@@ -237,9 +235,8 @@ WGMMA_DEFINE(wgmma_m64n256k16_f32_bf16, 256, 128, "bf16", 128, 129, 130, __nv_bf
 #undef WGMMA_DEFINE
 // clang-format on
 
-/* ---- mbarriers
- * ------------------------------------------------------------------------------------ All take a
- * pointer to the 8-byte barrier in shared memory. */
+/* ---- mbarriers ----------------------------------------------------------------------------------
+ * All take a pointer to the 8-byte barrier in shared memory. */
 static __device__ __forceinline__ void mbar_init(uint64_t *bar, unsigned expected_arrivals)
 {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)),
@@ -289,11 +286,11 @@ static __device__ __forceinline__ void mbar_arrive_cluster(uint64_t *bar, unsign
                  : "memory");
 }
 
-/* ---- TMA: a 2-D box of a tensor into shared memory
- * --------------------------------------------------- The box whose first element is (x, y) =
- * (column, row) of the tensor described by *map (x runs along the contiguous dimension, here k)
- * goes to dst (1024-byte aligned for the 128-byte swizzle) and its bytes complete on *bar. The map
- * must live in constant, parameter or global memory: here a __grid_constant__ kernel parameter. */
+/* ---- TMA: a 2-D box of a tensor into shared memory ----------------------------------------------
+ * The box whose first element is (x, y) = (column, row) of the tensor described by *map (x runs
+ * along the contiguous dimension, here k) goes to dst (1024-byte aligned for the 128-byte swizzle)
+ * and its bytes complete on *bar. The map must live in constant, parameter or global memory: here a
+ * __grid_constant__ kernel parameter. */
 static __device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, uint64_t *bar,
                                                    int x, int y)
 {
@@ -315,11 +312,10 @@ static __device__ __forceinline__ void tma_load_2d_multicast(void *dst, const CU
                  : "memory");
 }
 
-/* ---- fences
- * --------------------------------------------------------------------------------------- Ordinary
- * stores (and cp.async) write shared memory through the "generic proxy"; wgmma and the TMA read it
- * through the "async proxy". A thread that wrote operand data with the former makes it visible to
- * the latter with this fence, before the barrier that tells the consumers. */
+/* ---- fences -------------------------------------------------------------------------------------
+ * Ordinary stores (and cp.async) write shared memory through the "generic proxy"; wgmma and the TMA
+ * read it through the "async proxy". A thread that wrote operand data with the former makes it
+ * visible to the latter with this fence, before the barrier that tells the consumers. */
 static __device__ __forceinline__ void fence_proxy_async()
 {
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
@@ -331,11 +327,10 @@ static __device__ __forceinline__ void fence_mbarrier_init()
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
 
-/* ---- registers: setmaxnreg
- * ----------------------------------------------------------------------- Every thread of the
- * warpgroup executes it; the new limit R (24..256, a multiple of 8) applies to the whole warpgroup.
- * dec gives registers back to the SM's pool, inc waits until the pool has them. The kernel must
- * have been compiled with a register cap (__launch_bounds__(T, 1)). */
+/* ---- registers: setmaxnreg ----------------------------------------------------------------------
+ * Every thread of the warpgroup executes it; the new limit R (24..256, a multiple of 8) applies to
+ * the whole warpgroup. dec gives registers back to the SM's pool, inc waits until the pool has
+ * them. The kernel must have been compiled with a register cap (__launch_bounds__(T, 1)). */
 template <int R> static __device__ __forceinline__ void setmaxnreg_inc()
 {
     static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg takes 24..256 in steps of 8");
@@ -347,8 +342,7 @@ template <int R> static __device__ __forceinline__ void setmaxnreg_dec()
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
 }
 
-/* ---- clusters
- * ---------------------------------------------------------------------------------------- */
+/* ---- clusters -------------------------------------------------------------------------------- */
 static __device__ __forceinline__ unsigned cluster_ctarank()
 {
     unsigned r;

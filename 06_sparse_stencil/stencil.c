@@ -162,11 +162,10 @@ static void make_grid(long NY, long NX, tc_rng *rng, int integer, uint16_t *g)
                                      : tc_rng_uniform(rng, -1.0f, 1.0f));
 }
 
-/* ---- the reference
- * ------------------------------------------------------------------------------- Cells to check,
- * with their reference values and bounds after T steps: the whole grid, or a sample of pieces (full
- * rows and columns cut into pieces of at most PIECE cells, single random cells), each computed from
- * its own cone of dependence (the piece grown by r per remaining step). */
+/* ---- the reference ------------------------------------------------------------------------------
+ * Cells to check, with their reference values and bounds after T steps: the whole grid, or a sample
+ * of pieces (full rows and columns cut into pieces of at most PIECE cells, single random cells),
+ * each computed from its own cone of dependence (the piece grown by r per remaining step). */
 enum { PIECE = 256, SAMPLE_RANDOM = 1024 };
 #define FULL_CHECK_LIMIT 4e9 /* cells * taps * steps below which the whole grid is checked */
 
@@ -261,10 +260,9 @@ static st_sample make_sample(const double *w, int r, long NY, long NX, const uin
     return s;
 }
 
-/* ---- the checker
- * --------------------------------------------------------------------------------- A cell passes
- * only if |got - ref| <= bound is true (a NaN fails) and it is not the poison. exact: got == ref
- * required. */
+/* ---- the checker --------------------------------------------------------------------------------
+ * A cell passes only if |got - ref| <= bound is true (a NaN fails) and it is not the poison. exact:
+ * got == ref required. */
 typedef struct {
     long checked, bad, nans, unwritten;
     double max_abs, max_rel, max_ratio;
@@ -321,8 +319,7 @@ static void check_print(const st_check_result *c, FILE *f)
     fputc('\n', f);
 }
 
-/* ---- one problem: host inputs, reference, and the runs of the variants
- * ---------------------------- */
+/* ---- one problem: host inputs, reference, and the runs of the variants ----------------------- */
 typedef struct {
     const st_shape *sh;
     long NY, NX;
@@ -665,8 +662,7 @@ static void print_list(void)
            "run.\n");
 }
 
-/* ---- the timed table (default mode and --bench)
- * --------------------------------------------------- */
+/* ---- the timed table (default mode and --bench) ---------------------------------------------- */
 static void print_header(FILE *f)
 {
     fprintf(f, "%-11s %-40s %9s %10s %7s %8s %9s %s\n", "variant", "used", "ms(med)", "GStencil/s",
@@ -792,8 +788,7 @@ static int run_timed(const tc_args *a, const tc_device_info *dev, int first, int
     return failed;
 }
 
-/* ---- --test
- * --------------------------------------------------------------------------------------- */
+/* ---- --test ---------------------------------------------------------------------------------- */
 typedef struct {
     long NY, NX;
     int T;

@@ -168,12 +168,12 @@ static inline ST_HD void st_swap_b(const uint32_t r[4], uint32_t b[4])
 #endif
 }
 
-/* ---- the shared-memory input tile of the tensor-core kernels
- * ------------------------------------- Rows of `row_halves` halves (a multiple of 8: every row
- * 16-byte aligned) plus one 16-byte gap after every `s_rows` rows. ldmatrix reads 8 rows that are
- * s_rows apart (the warp's 8 columns n of B are grid rows s_rows apart, see stencil_tc.cuh); the
- * gap shifts each of them by one 16-byte bank group, so the 8 rows hit 8 different groups
- * (conflict-free) whenever s_rows * row_halves / 8 is even. Offsets in halves. */
+/* ---- the shared-memory input tile of the tensor-core kernels ------------------------------------
+ * Rows of `row_halves` halves (a multiple of 8: every row 16-byte aligned) plus one 16-byte gap
+ * after every `s_rows` rows. ldmatrix reads 8 rows that are s_rows apart (the warp's 8 columns n of
+ * B are grid rows s_rows apart, see stencil_tc.cuh); the gap shifts each of them by one 16-byte
+ * bank group, so the 8 rows hit 8 different groups (conflict-free) whenever s_rows * row_halves / 8
+ * is even. Offsets in halves. */
 static inline ST_HD int st_smem_offset(int rho, int col, int s_rows, int row_halves)
 {
     return rho * row_halves + (rho / s_rows) * 8 + col;

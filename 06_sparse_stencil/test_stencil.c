@@ -410,12 +410,12 @@ static int unit_stencil_smem_tile_conflict_free(void)
     return 0;
 }
 
-/* ---- the kernels' warp, lane by lane
- * ---------------------------------------------------------------- A block of the grid as
- * stencil_tc.cuh's tc_load_tile fills it, and warp (wx, wy)'s loop: for every window oo, the B
- * fragment through ldmatrix.x4 (and the swap), then one mma per row dy into tile s = oo - dd, with
- * the registers st_pack_fragments made. sel_flip = 1: the wrong sparsity selector (the negative
- * control). Returns the number of output cells that differ from the stencil. */
+/* ---- the kernels' warp, lane by lane ------------------------------------------------------------
+ * A block of the grid as stencil_tc.cuh's tc_load_tile fills it, and warp (wx, wy)'s loop: for
+ * every window oo, the B fragment through ldmatrix.x4 (and the swap), then one mma per row dy into
+ * tile s = oo - dd, with the registers st_pack_fragments made. sel_flip = 1: the wrong sparsity
+ * selector (the negative control). Returns the number of output cells that differ from the stencil.
+ */
 static long emulate_warp(int R, int S, int sparse, int sel_flip, const double *w,
                          const int16_t *grid, int NY, int NX, int xb, int yb, int wx, int wy)
 {
@@ -521,8 +521,7 @@ static int unit_stencil_lane_emulation_reproduces_stencil(void)
     return 0;
 }
 
-/* ---- the reference
- * ------------------------------------------------------------------------------------ */
+/* ---- the reference --------------------------------------------------------------------------- */
 static void random_grid(long n, tc_rng *rng, uint16_t *g)
 {
     for (long i = 0; i < n; i++) g[i] = tc_f32_to_f16(tc_rng_uniform(rng, -1, 1));
