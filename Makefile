@@ -225,11 +225,26 @@ test: all ## build, then run the CPU unit tests, the build of each chapter on it
 
 check: test ## alias of test
 
-bench: all ## run every chapter's --bench one after another; table + build/bench.csv
-	@tests/bench.sh $(BUILD) $(BUILT_ITEMS)
+# bench: each program writes build/bench/<program>.csv; tests/bench.sh merges them all, this run's
+# and those earlier runs left, into build/bench.csv in chapter order (TC_BENCH_ORDER), so chapters
+# benched one CHAPTERS=... at a time add up to one complete file. QUICK=1: a program whose chapter.mk
+# declares <program>_BENCH_QUICK (e.g. --size 8192x8192x8192, --shape Box-2D49P) runs
+# `--bench <those arguments>`, passed as the item 'folder/program=ARGS'; the others run their
+# full --bench.
+QUICK ?=
+bench_quick = $(if $(filter-out 0,$(QUICK)),$(strip $($(notdir $(1))_BENCH_QUICK)))
+bench_item  = '$(1)$(if $(call bench_quick,$(1)),=$(call bench_quick,$(1)))'
+bench: all ## run every program's --bench one after another; table + build/bench.csv, merged with the rows earlier runs left in build/bench/ (QUICK=1: one size per problem, a few minutes)
+	@TC_BENCH_ORDER="$(strip $(call programs,$(ALL_CHAPTERS)))" tests/bench.sh $(BUILD) \
+		$(foreach i,$(BUILT_ITEMS),$(call bench_item,$(i)))
 
-plot: ## draw build/ladder.png from build/bench.csv (needs python3 with matplotlib)
-	@tests/plot_ladder.sh $(BUILD)/bench.csv $(BUILD)/ladder.png
+# plot: CSV and PNG name the input and the overview figure; the chapters' figures are PNG with -NN
+# before the extension (build/ladder-03.png). The repository's figures:
+#   make plot CSV=docs/bench-h200.csv PNG=docs/ladder-h200.png
+CSV ?= $(BUILD)/bench.csv
+PNG ?= $(BUILD)/ladder.png
+plot: ## draw the ladder from build/bench.csv: build/ladder.png (one panel per problem) and build/ladder-NN.png per chapter; CSV=... PNG=... for other files (needs python3 with matplotlib)
+	@tests/plot_ladder.sh $(CSV) $(PNG)
 
 sanitize: all ## every chapter's --test (small sizes) under compute-sanitizer's four tools
 	@tests/sanitize.sh $(BUILD) $(BUILT_ITEMS)

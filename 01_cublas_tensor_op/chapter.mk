@@ -3,3 +3,5 @@ $(d)_SRCS    := main.c
 $(d)_LIBS    := -lcublasLt -lcublas
 $(d)_MIN_SM  := 70
 $(d)_NEEDS   :=
+# make bench QUICK=1: the headline size only (no 4096^3, no alignment rows)
+$(d)_BENCH_QUICK := --size 8192x8192x8192

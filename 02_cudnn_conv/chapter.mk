@@ -8,3 +8,5 @@ $(d)_NEEDS   := cudnn
 # CPU tests: the convolution shapes, layouts and the FP64 reference (conv_ref.c)
 $(d)_CPU_TESTS     := test_conv_ref.c
 $(d)_CPU_TEST_SRCS := conv_ref.c
+# make bench QUICK=1: the reference layer only
+$(d)_BENCH_QUICK := --layer ref_3x3_c256_28

@@ -7,3 +7,5 @@ $(d)_LIBS     := -lcublasLt -lcublas
 $(d)_MIN_SM   := 70
 $(d)_ARCH     :=
 $(d)_NEEDS    :=
+# make bench QUICK=1: the GEMM ladder at one size (03_half_basics has one size anyway)
+03_wmma_fp16_BENCH_QUICK := --size 8192x8192x8192

@@ -6,3 +6,5 @@ $(d)_LIBS     := -lcublasLt -lcublas
 $(d)_MIN_SM   := 80
 $(d)_ARCH     :=
 $(d)_NEEDS    :=
+# make bench QUICK=1: one size
+$(d)_BENCH_QUICK := --size 8192x8192x8192

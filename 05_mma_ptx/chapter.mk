@@ -17,3 +17,6 @@ $(d)_LIBS           := -lcublasLt -lcublas
 $(d)_MIN_SM         := 80
 $(d)_ARCH           :=
 $(d)_NEEDS          :=
+# make bench QUICK=1: the ladders at one size (the probes have one size anyway)
+05_mma_gemm_BENCH_QUICK   := --size 8192x8192x8192
+05_wgmma_gemm_BENCH_QUICK := --size 8192x8192x8192

@@ -11,3 +11,5 @@ $(d)_NEEDS   := cudnn?
 # CPU tests: the bands, swap, compression, metadata and lane maps of stencil_bands.h
 $(d)_CPU_TESTS     := test_stencil.c
 $(d)_CPU_TEST_SRCS :=
+# make bench QUICK=1: the default shape only (the copy bound and tensor-core rates come too)
+$(d)_BENCH_QUICK := --shape Box-2D49P

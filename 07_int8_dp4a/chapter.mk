@@ -15,3 +15,5 @@ $(d)_NEEDS          :=
 # CPU tests: the dp4a/dp2a models (dp4a_model.c) and the correlator's layouts and arithmetic
 $(d)_CPU_TESTS      := test_dp4a_model.c test_correlator.c
 $(d)_CPU_TEST_SRCS  := dp4a_model.c
+# make bench QUICK=1: the INT8 ladder at one size (the ceilings and the correlator have one)
+07_int8_gemm_BENCH_QUICK := --size 8192x8192x8192

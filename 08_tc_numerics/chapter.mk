@@ -9,3 +9,5 @@ $(d)_ARCH     :=
 $(d)_NEEDS    :=
 $(d)_CPU_TESTS     := test_tc_model.c
 $(d)_CPU_TEST_SRCS := tc_model.c tc_probe.c
+# make bench QUICK=1: the search of --test (2*10^4 per variant); no ladder rows either way
+$(d)_BENCH_QUICK := --search 20000

@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
-# tests/plot_ladder.sh CSV PNG - `make plot`: the ladder as a bar chart, with matplotlib.
+# tests/plot_ladder.sh CSV PNG - `make plot`: the ladder's figures, drawn with matplotlib
+# (tests/plot_ladder.py): PNG is the overview, one panel per problem at its headline size, and
+# PNG with -NN before the extension is chapter NN's figure (build/ladder-03.png).
+#   make plot                                              build/bench.csv -> build/ladder.png
+#   make plot CSV=docs/bench-h200.csv PNG=docs/ladder-h200.png   the repository's figures
 set -u
 csv=${1:?usage: plot_ladder.sh CSV PNG}
 png=${2:?usage: plot_ladder.sh CSV PNG}
@@ -12,4 +16,5 @@ if ! python3 -c 'import matplotlib' 2>/dev/null; then
     echo "(or 'apt-get install python3-matplotlib'), then run 'make plot' again"
     exit 1
 fi
+mkdir -p "$(dirname "$png")"
 exec python3 "$(dirname "$0")/plot_ladder.py" "$csv" "$png"
