@@ -115,7 +115,7 @@ static const tc_gemm_variant variants[] = {
          .description = "int8 A,B -> int32 C, COMPUTE_32I (exact)"),
     MODE(.name = "e4m3_f32",      .precision = "e4m3f32",  .min_cc = 89, .impl = &m_e4m3_f32,
          .mult_m = 16, .mult_n = 16, .mult_k = 16, .align_ab = {.ptr = 16, .ld = 16},
-         .align_c = {.ptr = 16, .ld = 16},
+         .align_c = {.ptr = 16, .ld = 64}, /* cuBLASLt: every ld a multiple of 16 elements */
          .description = "fp8 e4m3 A,B -> f32 C, cublasLtMatmul (TN only)"),
 };
 

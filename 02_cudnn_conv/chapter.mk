@@ -1,4 +1,4 @@
-# 02_cudnn_conv: data for the top-level Makefile (see "Adding a chapter" in README.md).
+# 02_cudnn_conv: data for the top-level Makefile (see "Adding a chapter" in CONTRIBUTING.md).
 # cuDNN is not linked: common/cudnn_loader.c loads it at run time (exit 77 when missing).
 $(d)_SRCS    := main.c conv_ref.c
 $(d)_LIBS    :=

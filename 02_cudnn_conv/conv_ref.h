@@ -1,8 +1,7 @@
 /* 02_cudnn_conv/conv_ref.h - 2D convolution shapes, tensor layouts and the FP64 CPU reference.
  *
- * Used by chapter 02 (cuDNN convolution) and chapter 06 (stencils as single-channel
- * convolutions). Convolution here means what cuDNN calls CUDNN_CROSS_CORRELATION (no filter
- * flip), the deep-learning convention:
+ * The reference of chapter 02 (cuDNN convolution); no other chapter uses it. Convolution here
+ * means what cuDNN calls CUDNN_CROSS_CORRELATION (no filter flip), the deep-learning convention:
  *
  *   y(n,k,p,q) = sum_{c,r,s} x(n, c, p*stride_h - pad_h + r*dil_h, q*stride_w - pad_w + s*dil_w)
  *                            * w(k, c, r, s)          (x outside the image counts as 0)

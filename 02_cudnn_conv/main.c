@@ -36,7 +36,7 @@
  *
  * Build and run
  *   make                                   # builds build/bin/02_cudnn_conv
- *   build/bin/02_cudnn_conv                # every variant on res3_3x3_c128: the lesson table
+ *   build/bin/02_cudnn_conv                # every variant on res3_3x3_c128, the default layer
  *   build/bin/02_cudnn_conv --layer all    # every layer
  *   build/bin/02_cudnn_conv --shape 32,256,28,28,256,3,3,1,1,1 --variant f16_nhwc_tensorop
  *   build/bin/02_cudnn_conv --test         # every variant on small shapes, checked on the CPU

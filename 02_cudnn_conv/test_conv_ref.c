@@ -1,6 +1,6 @@
-/* 02_cudnn_conv/test_conv_ref.c - convolution shapes, tensor layouts and the FP64 convolution reference.
- * The reference is checked against an independent formulation (im2col + tc_ref_gemm, itself tested
- * against naive loops in test_verify.c) and against a hand-worked case. */
+/* 02_cudnn_conv/test_conv_ref.c - convolution shapes, tensor layouts and the FP64 convolution
+ * reference. The reference is checked against an independent formulation (im2col + tc_ref_gemm,
+ * itself tested against naive loops in test_verify.c) and against a hand-worked case. */
 #include "unit.h"
 
 #include "conv_ref.h"

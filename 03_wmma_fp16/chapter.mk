@@ -1,4 +1,4 @@
-# 03_wmma_fp16: data for the top-level Makefile (see "Adding a chapter" in README.md).
+# 03_wmma_fp16: data for the top-level Makefile (see "Adding a chapter" in CONTRIBUTING.md).
 # Two programs: the half/half2 basics (AXPY and the precision lesson) and the WMMA GEMM ladder.
 $(d)_PROGS    := 03_half_basics 03_wmma_fp16
 03_half_basics_SRCS := half_basics.c half_basics.cu

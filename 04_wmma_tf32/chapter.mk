@@ -1,4 +1,4 @@
-# 04_wmma_tf32: data for the top-level Makefile (see "Adding a chapter" in README.md).
+# 04_wmma_tf32: data for the top-level Makefile (see "Adding a chapter" in CONTRIBUTING.md).
 # One program: the FP32 CUDA-core SGEMM (v0), the WMMA TF32 ladder (v1..v4) and 3xTF32 (v5),
 # with cuBLAS FP32 and TF32 as baselines.
 $(d)_SRCS     := main.c sgemm.cu wmma_tf32.cu

@@ -1,4 +1,4 @@
-# 05_mma_ptx: data for the top-level Makefile (see "Adding a chapter" in README.md).
+# 05_mma_ptx: data for the top-level Makefile (see "Adding a chapter" in CONTRIBUTING.md).
 # Part 1 (sm_80+): raw PTX mma.sync, ldmatrix, cp.async. Two programs: the wrapper unit tests and
 # the mma.sync throughput ceiling (05_mma_probe), and the GEMM ladder (05_mma_gemm).
 # Part 2 (sm_90a only): wgmma, TMA, mbarriers, warp specialisation. Two programs: the wgmma/TMA

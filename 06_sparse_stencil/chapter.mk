@@ -1,4 +1,4 @@
-# 06_sparse_stencil: data for the top-level Makefile (see "Adding a chapter" in README.md).
+# 06_sparse_stencil: data for the top-level Makefile (see "Adding a chapter" in CONTRIBUTING.md).
 # Stencils on CUDA cores, dense tensor cores (mma.sync) and 2:4-sparse tensor cores (mma.sp with
 # the strided swap), against cuDNN. cuDNN is not linked: common/cudnn_loader.c loads it at run
 # time. Only the baseline rung uses it: stencil_cudnn.c needs cudnn.h, and built without it (no

@@ -22,13 +22,15 @@
  *
  * (zero where |k - 8 - i| > r). The window starts at x0 - 8, not x0 - r, so that it is 16-byte
  * aligned (x0 is a multiple of 16): r <= 7 keeps the band inside the 32 columns. Row i's band
- * covers columns i+8-r .. i+8+r, so A_dy is a diagonal band of width 2r + 1:
+ * covers columns i+8-r .. i+8+r, so A_dy is a diagonal band of width 2r + 1. For r = 2, with
+ * a .. e = w[dy][-2] .. w[dy][+2], row i holds them at columns i+6 .. i+10 (dots: zeros):
  *
- *        k:  0       8             23      31        r = 2: row i has w[dy][-2..2] at
- *   i =  0   . . . . . . w w w w w . . . . . . ...   columns 6+i .. 10+i
- *   i =  1   . . . . . . . w w w w w . . . . . ...
- *        ..
- *   i = 15   ...               . . w w w w w . . .   (the rest: zeros)
+ *     k (tens)   0 0 0 0 0 0 0 0 0 0 1 1 1 1 1 1 1 1 1 1 2 2 2 2 2 2 2 2 2 2 3 3
+ *     k (units)  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *     i =  0     . . . . . . a b c d e . . . . . . . . . . . . . . . . . . . . .
+ *     i =  1     . . . . . . . a b c d e . . . . . . . . . . . . . . . . . . . .
+ *       ..
+ *     i = 15     . . . . . . . . . . . . . . . . . . . . . a b c d e . . . . . .
  *
  * With N = 8 grid rows as the columns of B (B[k][n] = in[y_n + dy][x0 - 8 + k]), one such
  * product is one mma of shape m16n8k32: dense it is two m16n8k16 (rung c), and 32 - (2r + 1)
@@ -51,9 +53,12 @@
  * and every row). The product is unchanged if B's rows are swapped the same way: A' B' = A P P B.
  *
  *   the chunks of row 0 for r = 2 (band at columns 6..10), as original columns:
- *     chunk   0          1          2           3            4          5         6         7
- *     holds   0 17 2 19  4 21 6 23  8 25 10 27  12 29 14 31  16 1 18 3  20 5 22 7 24 9 26 11 ...
- *     kept    -          6          8, 10       -            -          7         9         -
+ *     chunk    0             1             2             3
+ *     holds    0 17  2 19    4 21  6 23    8 25 10 27   12 29 14 31
+ *     kept     -             6             8, 10         -
+ *     chunk    4             5             6             7
+ *     holds   16  1 18  3   20  5 22  7   24  9 26 11   28 13 30 15
+ *     kept     -             7             9             -
  *
  * ---- compression and metadata (mma.sp::ordered_metadata) ----------------------------------------
  *

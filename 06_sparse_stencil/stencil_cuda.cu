@@ -15,7 +15,7 @@
  * Data layout: grids f16 row-major with pitch ld; shared tile f32 [BY + 2r][32 + 2r]; thread
  *   (tx, ty) owns column xb + tx, rows yb + ty RY .. +RY-1.
  *
- * Variant: v0 cuda (one kernel per radius and kind). Minimum sm_80 (the chapter's).
+ * Variant: cuda_f32, rung b (one kernel per radius and kind). Minimum sm_80 (the chapter's).
  * Build and run: see stencil.c. */
 #include "stencil_kernels.h"
 

@@ -16,8 +16,9 @@
  *                       it came from
  *   and one throughput kernel, probe_rate: how fast the tensor cores run the two instructions the
  *   stencils are built on, dense mma.sync m16n8k16 and sparse mma.sp m16n8k32 (f32 accumulators),
- *   so the README's claim "sparse k32 covers K faster than dense k16" is measured on the GPU at
- *   hand, not taken on trust (stencil.c --bench prints it and turns it into GStencil/s bounds).
+ *   so the claim the sparse rung rests on, "sparse k32 covers K faster than dense k16", is
+ *   measured on the GPU at hand, not taken on trust (stencil.c --bench prints it and turns it
+ *   into GStencil/s bounds).
  * Minimum: sm_80. */
 #include "stencil_kernels.h"
 

@@ -20,16 +20,18 @@
  *   registers packed on the host (st_pack_fragments), loaded once per kernel from L2.
  *   Block and warp tiles: stencil_tc.cuh.
  *
- * Variants (one template, stencil_tc_kernel<tile, SPARSE, F16ACC>)
- *   v1 dense   (rung c) each A_dy as two mma.sync m16n8k16 (columns 0..15, 16..31), B through
- *              ldmatrix.x4 from the shared tile. 2 (2r + 1) mma per 16 x 8 output tile.
- *   v2 sparse  (rung d) the swapped, compressed A_dy: one mma.sp::ordered_metadata m16n8k32 per
- *              stencil row, the same ldmatrix.x4 plus the swap in registers; one metadata
- *              register serves two stencil rows (sparsity selector 0 and 1). 2r + 1 mma.sp per
- *              tile: half the tensor-core instructions of v1. k32 because on an H200 the sparse
- *              m16n8k16 is no faster than the dense one (the premise the chapter was specified
- *              on); the k32 rate, 1.50x the dense k16 per k-column, is measured by --bench
- *              (stencil_probe.cu's probe_rate), the whole-kernel speed-ups are in README.md.
+ * Variants (one template, stencil_tc_kernel<tile, SPARSE, F16ACC>; stencil.c's table names them)
+ *   v1 dense   (rung c: dense_f32, dense_f16) each A_dy as two mma.sync m16n8k16 (columns
+ *              0..15, 16..31), B through ldmatrix.x4 from the shared tile. 2 (2r + 1) mma per
+ *              16 x 8 output tile.
+ *   v2 sparse  (rung d: sparse_f32, sparse_f16) the swapped, compressed A_dy: one
+ *              mma.sp::ordered_metadata m16n8k32 per stencil row, the same ldmatrix.x4 plus the
+ *              swap in registers; one metadata register serves two stencil rows (sparsity
+ *              selector 0 and 1). 2r + 1 mma.sp per tile: half the tensor-core instructions of
+ *              v1. k32 because one instruction then covers the whole 32-wide window of a stencil
+ *              row. What the k32 instruction buys per k-column over the dense k16 is measured by
+ *              --bench (stencil_probe.cu's probe_rate), not assumed; the figures, and the
+ *              whole-kernel speed-ups, are in README.md and NOTES.md.
  *   F16ACC     f16 accumulators (.f16.f16.f16.f16): the same instructions with half the
  *              accumulator registers; the error per step grows (stencil.c --test prints it).
  *   Both reuse each B fragment for every (tile s, row dy) with s + dy = o: a warp's S tiles take
@@ -43,10 +45,10 @@
 
 /* Per radius: rows per warp tile S (register budget: A takes 4 (sparse) or 8 (dense) registers
  * per dy, the accumulators 4 S), warps per block WX x WY; and per kernel the minimum of resident
- * blocks per SM that ptxas is told to fit (__launch_bounds__; 0: none, ptxas chooses). Measured
- * on the H200 at 10240^2 (README "Registers and occupancy"): with no minimum every kernel but one
- * kind is fastest; dense_f16 at r = 2 and 3 gains 10% and 6% from 4 and 3 blocks (70 -> 64 and
- * 80 registers); gains under 3% were not taken. */
+ * blocks per SM that ptxas is told to fit (__launch_bounds__; 0: none, ptxas chooses). Chosen by
+ * measurement (the launch-bounds experiment in NOTES.md): with no minimum every kernel but one
+ * kind is fastest; dense_f16 at r = 2 and 3 gains from 4 and 3 blocks per SM; gains under 3%
+ * were not taken. */
 template <int R> struct tc_cfg {
     static constexpr int S = R <= 3 ? 8 : 4;
     typedef tc_tile<R, S, 4, 2> tile;

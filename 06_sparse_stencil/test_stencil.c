@@ -1,5 +1,5 @@
-/* 06_sparse_stencil/test_stencil.c - CPU tests of 06_sparse_stencil's host-side transforms and of the
- * lane-level arithmetic of its tensor-core kernels (06_sparse_stencil/stencil_bands.h):
+/* 06_sparse_stencil/test_stencil.c - CPU tests of 06_sparse_stencil's host-side transforms and of
+ * the lane-level arithmetic of its tensor-core kernels (06_sparse_stencil/stencil_bands.h):
  *   - the banded matrices reproduce one stencil row, for every radius 1..7, box and star;
  *   - the strided swap is a permutation, and after it every 4-chunk of every band holds at most
  *     two non-zeros for every radius up to 7 (without it, a chunk holds three: the negative
@@ -10,9 +10,9 @@
  *     stencil exactly for every shape; a corrupted nibble makes it differ;
  *   - the lane maps are bijections, and the shared-memory tile is conflict-free for ldmatrix;
  *   - a lane-by-lane emulation of the kernels' warp (shared tile, ldmatrix.x4 by its documented
- * lane map, the swap, the A and metadata registers as packed, mma.sp / mma.sync by the PTX ISA's
- *     fragment layouts written out again here, the accumulator layout) reproduces the stencil on a
- *     block, dense and sparse, for S = 4 and 8; the wrong sparsity selector does not;
+ *     lane map, the swap, the A and metadata registers as packed, mma.sp / mma.sync by the PTX
+ *     ISA's fragment layouts written out again here, the accumulator layout) reproduces the
+ *     stencil on a block, dense and sparse, for S = 4 and 8; the wrong sparsity selector does not;
  *   - the reference keeps the frame, leaves small grids alone, its cone (sampled) version equals
  *     the full one, and its error bound holds for an f32 and an f16 accumulation in another order
  *     while it catches a dropped tap. */

@@ -1,4 +1,4 @@
-# 07_int8_dp4a: data for the top-level Makefile (see "Adding a chapter" in README.md).
+# 07_int8_dp4a: data for the top-level Makefile (see "Adding a chapter" in CONTRIBUTING.md).
 # 8-bit integer dot products on CUDA cores (dp4a) and tensor cores (IMMA). Programs: the dp4a/dp2a
 # semantics, the int8 mma.sync unit tests and the throughput ceilings (07_dp4a_basics), the INT8
 # GEMM ladder (07_int8_gemm), and a radio-astronomy correlator in FP32, __dp4a and IMMA

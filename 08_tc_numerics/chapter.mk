@@ -1,4 +1,4 @@
-# 08_tc_numerics: data for the top-level Makefile (see "Adding a chapter" in README.md).
+# 08_tc_numerics: data for the top-level Makefile (see "Adding a chapter" in CONTRIBUTING.md).
 # One program: the probes, the fitted model and the random search for every mma.sync variant
 # (the FP8 variants need sm_89 code and report skipped without it). The model and the probes
 # are host code (tc_model.c, tc_probe.c), tested on the CPU by test_tc_model.c.
