@@ -266,7 +266,7 @@ typedef wmma::fragment<wmma::matrix_a, WMMA_M, WMMA_N, WMMA_K, half, wmma::row_m
 typedef wmma::fragment<wmma::matrix_b, WMMA_M, WMMA_N, WMMA_K, half, wmma::row_major> b_fragment;
 
 /* The warp's FRAG_M A fragments and FRAG_N B fragments of the 16-wide k-step at column kk of the
- * shared tiles (WMMA compiles each load to one ldmatrix.x4: see the README's SASS). */
+ * shared tiles (WMMA compiles each load to one ldmatrix.x4: NOTES.md has the SASS). */
 template <class T>
 __device__ __forceinline__ void load_fragments(a_fragment (&a)[T::FRAG_M],
                                                b_fragment (&b)[T::FRAG_N], const half *sA,
@@ -546,8 +546,9 @@ extern "C" void wmma_v4_launch(const tc_gemm_variant *v, const tc_gemm_problem *
 }
 
 /* v5 wants 132.5 KiB of shared memory per block (5 stages). GPUs that allow only 99 KiB per
- * block (sm_86, sm_89, sm_120) get the same kernel with 3 stages (79.5 KiB), the fewest the
- * early barrier allows. prepare() picks once and leaves the choice in p->plan. */
+ * block (sm_86, sm_89, sm_120) get the same kernel with 3 stages (79.5 KiB), the fewest its ring
+ * indexing accepts (the static_assert in wmma_pipeline_dbuf; more stages are a speed choice).
+ * prepare() picks once and leaves the choice in p->plan. */
 using V5_SMALL = tile_config<128, 256, 32, 2, 4, 3>;
 static const int v5_small_plan = 3;
 

@@ -5,9 +5,7 @@
  *   operand a thread needs must already sit in a register when the FMA issues, because an FMA
  *   can use only registers. This kernel is the classic answer (register blocking on the CUDA
  *   cores). Its speed, next to cuBLAS's FP32 path, is what the tensor cores of wmma_tf32.cu
- *   must beat. On an H200 (commit 863d21a, 8192^3) cuBLAS TF32 runs at 7.7x cuBLAS FP32
- *   (396.5 against 51.3 TFLOP/s); this chapter's best WMMA rung (v4_dbuf) at 2.3x this kernel
- *   (88.5 against 37.9).
+ *   must beat (the chapter's README quotes the measured ratios; NOTES.md keeps their history).
  *
  * Problem and layout
  *   C = alpha * A * B + beta * C, A M x K row-major (lda), B K x N row-major (ldb), C M x N
@@ -43,9 +41,6 @@
  *                per k-tile suffices and the load latency hides behind 512 FMAs per thread.
  *                Blocks walk C in groups of 8 block-rows, so that the blocks resident at one
  *                time share their tiles of A and B in L2.
- *                Measured on an H200 (commit 863d21a, make bench): 37.2 TFLOP/s at 4096^3 and
- *                37.9 at 8192^3, 72% and 74% of cuBLAS FP32 in the same run (the same speeds
- *                at 41ed594).
  */
 #include "sgemm.h"
 

@@ -54,24 +54,21 @@
  *                barrier per k-tile, and the loads no longer stall the mmas. The block tile grows
  *                to 128x128 and the warp tile to 64x32 (4x2 fragments), so a fragment load feeds
  *                more mmas; k-tiles are 16 floats deep (64-byte rows, chapter 03's 32 halves),
- *                and at 55.5 KiB and at most 128 registers (120 with CUDA 13.0) two blocks
- *                share an SM. Each thread rounds its own chunks of a stage to TF32 once they
- *                have landed, before the barrier that publishes the stage. On an H200 (commit
- *                863d21a, 8192^3): 86.1 TFLOP/s, 21.7% of cuBLAS TF32. It was the fastest rung
- *                (88.7) while the rounding was done in every warp's fragments (41ed594); moving
- *                it into shared memory removed 7% of its instructions and did not make it
- *                faster (the README says what limits it).
+ *                and at 55.5 KiB and at most 128 registers (the launch bound) two blocks share
+ *                an SM. Each thread rounds its own chunks of a stage to TF32 once they have
+ *                landed, before the barrier that publishes the stage. Moving that rounding out
+ *                of the fragments into shared memory cut its instructions but did not make it
+ *                faster (NOTES.md has the measurements and what limits the ladder).
  *   v4_dbuf      Fragments double-buffered in registers, as chapter 03's v5: while the tensor
  *                cores multiply one set of fragments, the next k-step's set is loaded, and the
  *                barrier for k-tile t+1 moves before the last k-step of t. A 64x64 warp tile
  *                (16 mma_syncs per 8 fragment loads) in a 128x256 block tile, 3 stages of
- *                16-deep k-tiles, blocks grouped by 8 block-rows for L2 reuse; 255 registers
- *                and a 4-byte spill (20 bytes of reloads, none in the k-tile loop) on sm_90
- *                (CUDA 13.0), one block per SM. Stage t+1 is rounded to TF32 in the last k-step
- *                of t, before the early barrier (on sm_90 ptxas interleaves it with mmas). The
- *                fastest rung on an H200 (commit 863d21a, 8192^3): 88.5 TFLOP/s, 22.3% of
- *                cuBLAS TF32, with 8 warps per SM to v3's 16 (82.1 at 41ed594, when it rounded
- *                in its fragments).
+ *                16-deep k-tiles, blocks grouped by 8 block-rows for L2 reuse; nearly every
+ *                register a thread may have, so one block (8 warps) per SM, to v3's two. Stage
+ *                t+1 is rounded to TF32 in the last k-step of t, before the early barrier (on
+ *                sm_90 ptxas interleaves it with mmas). The early barrier's place is a speed
+ *                choice; correctness needs only that a stage is not refilled before every warp
+ *                has read it (chapter 03's README draws the timeline).
  *   v5_3xtf32    3xTF32 on v3's pipeline. Each f32 input is split into two TF32 values,
  *                big = tf32(x) and small = tf32(x - big) (x - big is exact in f32), so
  *                x = big + small + r with |small| <= 2^-11 |x| and |r| <= 2^-23 |x|: together
@@ -93,12 +90,10 @@
  *                So the tensor cores sum one k-tile (16 products, small terms first: 6 mma_syncs
  *                per fragment) into a fresh accumulator, and the CUDA cores add that partial sum
  *                to the running f32 sum with round-to-nearest adds. The price is a second set of
- *                accumulators (64 more registers for a 64x32 warp tile): 228 registers on
- *                sm_90 (CUDA 13.0), one block per SM, 5 stages to keep the loads ahead. Three
- *                times v3's mmas; the aim is to beat FP32 on the CUDA cores at FP32's accuracy.
- *                Measured on an H200 (8192^3): the accuracy is there (relative error 4.45e-7,
- *                the SGEMM's 1.61e-6, seed 1), the speed is not yet (38.8 TFLOP/s, 0.76x
- *                cuBLAS FP32, commit 863d21a).
+ *                accumulators (64 more registers for a 64x32 warp tile), one block per SM, 5
+ *                stages to keep the loads ahead. Three times v3's mmas; the aim is to beat FP32
+ *                on the CUDA cores at FP32's accuracy. The accuracy is there (below the SGEMM's
+ *                error); the speed is not yet (the README's table, NOTES.md's history).
  */
 #include "wmma_tf32.h"
 
@@ -136,7 +131,7 @@ template <class Frag> __device__ __forceinline__ void round_to_tf32(Frag &f)
  * given to load_matrix_sync points into shared memory and emits `wmma.load ... .shared.f16`; for
  * TF32 fragments it does not (CUDA 13.0): the PTX says `wmma.load.a.sync.aligned.row.m16n16k8.tf32`
  * with no state space, and ptxas turns every element into a generic LD.E with a 64-bit address of
- * its own (seen in v4's SASS on sm_90: 64 LD.E and 64 IMAD.WIDE per k-tile, no LDS). These two
+ * its own (seen in v4's SASS on sm_90: LD.E and IMAD.WIDE, no LDS; NOTES.md). These two
  * functions issue the same PTX instruction with `.shared` written out and a 32-bit shared address.
  * Destination register i of wmma.load is fragment element x[i] (what load_matrix_sync does), and
  * --test checks the result of every variant that uses them. "memory": the load must not move
@@ -189,8 +184,7 @@ template <class Frag> __device__ __forceinline__ void split_tf32(Frag &big, Frag
  * fragment (4 warps read each element of an A tile in v3 and v4, 2 each element of a B tile), and
  * the fragment loads that follow need no conversion. The stored value must be the exact TF32
  * value, so on sm_90 each element costs three instructions (the two of a rounding in registers
- * plus a mask of the 13 low bits). On an H200 this made v4 about 8% faster and v2, v3 no faster
- * than rounding in the fragments (the README, Part 3 (d)). */
+ * plus a mask of the 13 low bits). NOTES.md records what this did to the speed of v2..v4. */
 template <int ROWS, int COLS, int THREADS, int SROW>
 __device__ __forceinline__ void round_own_chunks_tf32(float *s)
 {
