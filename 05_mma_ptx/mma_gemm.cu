@@ -1,9 +1,9 @@
 /* 05_mma_ptx/mma_gemm.cu - the mma.sync GEMM ladder: f16 or bf16 inputs, f32 accumulate and output.
  *
  * What it teaches
- *   Chapter 03 reached 334 TFLOP/s (45.7% of cuBLAS) on an H200 with WMMA, whose fragments are
- *   opaque. Here the same tensor-core instruction (HMMA.16816, PTX mma.sync m16n8k16) is written
- *   out, with its fragment layout known (mma_sync.cuh). Knowing the layout is what lets each
+ *   Chapter 03 wrote the GEMM with WMMA, whose fragments are opaque. Here the same tensor-core
+ *   instruction (HMMA.16816, PTX mma.sync m16n8k16) is written out, with its fragment layout
+ *   known (mma_sync.cuh). Knowing the layout is what lets each
  *   rung below do something WMMA cannot: load fragments from any shared-memory layout, use an XOR
  *   swizzle instead of padding, and store the accumulators straight from registers. The ceiling
  *   is the instruction itself: 05_mma_probe measures what mma.sync can do on the running GPU.
@@ -26,7 +26,7 @@
  *   build/bin/05_mma_gemm                          # the ladder at 4096^3, cuBLAS beside it
  *   build/bin/05_mma_gemm --variant v5_dbuf --size 8192x8192x8192
  *   build/bin/05_mma_gemm --test                   # every rung, f16 and bf16, odd sizes
- *   nvcc -Xptxas -v ...                            # registers: see README.md
+ *   nvcc -Xptxas -v ...                            # registers: see NOTES.md
  *
  * The rungs (the same for f16 and bf16)
  *   v1_hand      128x128 block tile, BK = 32, 8 warps with 64x32 warp tiles (4 x 4 mma tiles of
@@ -46,8 +46,8 @@
  *                one barrier per k-tile, loads for k-tile t+3 in flight while k-tile t is
  *                multiplied. The block tile grows to 128x256 and the warp tile to 64x64 (4 x 8
  *                mma tiles: 32 mmas per 8 ldmatrix.x4, against 16 per 6), which cuts the
- *                shared-memory reads per mma by a third (ncu on the H200 at 4096^3: 50.3 M ->
- *                33.6 M shared-load wavefronts) and the L2 traffic per flop by a quarter.
+ *                shared-memory reads per mma by a third and the L2 traffic per flop by a
+ *                quarter.
  *   v5_dbuf      Fragments double-buffered in registers: the ldmatrix of k-step s+1 are issued
  *                before the mmas of step s, and the barrier for k-tile t+1 moves before the last
  *                k-step of tile t, so the tensor pipe does not wait for shared-memory latency.

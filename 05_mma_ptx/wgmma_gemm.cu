@@ -2,9 +2,9 @@
  * f16 or bf16 inputs, f32 accumulate and output. sm_90a only.
  *
  * What it teaches
- *   Part 1 topped out at 54-56% of cuBLAS with mma.sync, and its probe showed why: the warp-level
- *   instruction itself reaches only ~85% of cuBLAS on an H200 even with no memory traffic. Hopper's
- *   own path is different in three ways, and each rung below adds one:
+ *   Part 1 stayed well below cuBLAS with mma.sync, and its probe showed why: on an H200 the
+ *   warp-level instruction itself stays below cuBLAS even with no memory traffic. Hopper's own
+ *   path is different in three ways, and each rung below adds one:
  *     - wgmma: a warpgroup (4 warps) issues one 64 x N x 16 product whose operands the tensor
  *       cores read straight from shared memory through descriptors; it runs asynchronously;
  *     - the TMA: one thread copies a whole tile, the copy engine computes the addresses, clips
@@ -67,8 +67,9 @@
  *                 halving B's L2 traffic. A consumer releases a stage in both blocks (an arrive on
  *                 the partner's "empty" barrier through mapa), because the partner's next
  *                 multicast writes into this block's stage too. The measurements decided this
- *                 rung: persistence alone, and clusters alone, were each no faster than v3 at
- *                 8192^3 on the H200; together they are (README.md, "What paid and what did not").
+ *                 rung: persistence alone and clusters alone were each measured against v3, and
+ *                 only the two together beat it at both sizes (NOTES.md, "What paid and what
+ *                 did not").
  */
 #include "wgmma_gemm.h"
 
@@ -487,7 +488,7 @@ template <class T> static void launch_v2(const tc_gemm_problem *p, cudaStream_t 
         c_vec2(p));
 }
 
-/* ---- v3, v4: one kernel template (and the choices the README measured) ----------------------- */
+/* ---- v3, v4: one kernel template (and the choices NOTES.md records) ------------------------- */
 static cudaLaunchConfig_t ws_launch_config(unsigned grid, int cluster, cudaLaunchAttribute *attr,
                                            cudaStream_t stream)
 {

@@ -77,15 +77,16 @@
  *     bits 62..63  swizzle mode              (0 none, 1 = 128 bytes, 2 = 64, 3 = 32)
  *
  * One wgmma reads k = 16 values, 32 bytes of each row. The k-th step of 16 inside a 64-wide tile
- * starts 32 k bytes into row 0: the start address moves by 32 k and everything else stays; the
+ * starts 32 k bytes into row 0: the byte address moves by 32 k (the descriptor is rebuilt from it,
+ * so its start field, in 16-byte units, moves by 2 k) and everything else stays; the
  * hardware applies the XOR to the addresses it generates, so the un-swizzled offset is the right
  * one to add. A's 64 rows for warpgroup w of a block start at 128 * 64 w bytes (w 8-row groups
  * times 8, all SBO apart).
  *
- * ---- Asynchrony: fence, commit, wait
- * --------------------------------------------------------------- wgmma.mma_async returns before
- * the tensor cores are done. Between issue and completion the accumulator registers belong to the
- * tensor cores and the operand shared memory must not be overwritten. The protocol, per warpgroup:
+ * ---- Asynchrony: fence, commit, wait ----------------------------------------------------------
+ * wgmma.mma_async returns before the tensor cores are done. Between issue and completion the
+ * accumulator registers belong to the tensor cores and the operand shared memory must not be
+ * overwritten. The protocol, per warpgroup:
  *
  *     wgmma_fence();                 registers written by ordinary instructions are ready for wgmma
  *     wgmma_...(d, a, b, 1); x 4     any number of wgmmas, chained on the same accumulator
@@ -96,17 +97,16 @@
  * refilled. wgmma_fence_operand(d) (an empty asm that "modifies" every register) keeps the
  * compiler from moving reads or writes of d across the wgmma, the commit or the wait.
  *
- * ---- mbarriers and the TMA
- * -------------------------------------------------------------------------- An mbarrier is a
- * 64-bit word in shared memory with an expected arrival count, a pending transaction count (bytes)
- * and a phase bit. A phase completes when every expected thread has arrived and every expected byte
- * has landed; then the phase bit flips and the counts reset. mbar_wait(bar, parity) spins until the
- * phase with that parity has completed: a ring of stages uses parity (use / STAGES) % 2 for the
- * use-th fill of a stage. The TMA copy (tma_load_2d) moves a whole box of a tensor (described by a
- * CUtensorMap made on the host) into shared memory and reports its bytes to the barrier
- * ("complete_tx"); the thread that issues it first announces the bytes with mbar_arrive_expect_tx.
- * Boxes that reach past the edge of the tensor are filled with zeros, and still count their full
- * size.
+ * ---- mbarriers and the TMA ---------------------------------------------------------------------
+ * An mbarrier is a 64-bit word in shared memory with an expected arrival count, a pending
+ * transaction count (bytes) and a phase bit. A phase completes when every expected thread has
+ * arrived and every expected byte has landed; then the phase bit flips and the counts reset.
+ * mbar_wait(bar, parity) spins until the phase with that parity has completed: a ring of stages
+ * uses parity (use / STAGES) % 2 for the use-th fill of a stage. The TMA copy (tma_load_2d) moves
+ * a whole box of a tensor (described by a CUtensorMap made on the host) into shared memory and
+ * reports its bytes to the barrier ("complete_tx"); the thread that issues it first announces the
+ * bytes with mbar_arrive_expect_tx. Boxes that reach past the edge of the tensor are filled with
+ * zeros, and still count their full size.
  *
  * Requires sm_90a ("a": these instructions are not forward compatible), CUDA 12.x or 13.x. */
 #ifndef WGMMA_PTX_CUH
@@ -274,7 +274,7 @@ static __device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity)
  * semantics (release at CTA scope) is what a consumer releasing a stage needs: its wgmma reads of
  * the stage have completed (wgmma_wait_group) before it arrives. Do not write
  * ".release.cluster": ptxas then puts MEMBAR.ALL.GPU before every arrival, which waits for all of
- * the thread's outstanding global stores; in the cluster GEMM that cost 40% of the speed. */
+ * the thread's outstanding global stores (NOTES.md has what that cost the cluster GEMM). */
 static __device__ __forceinline__ void mbar_arrive_cluster(uint64_t *bar, unsigned cta)
 {
     asm volatile("{\n"
