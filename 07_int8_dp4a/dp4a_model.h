@@ -1,5 +1,5 @@
-/* 07_int8_dp4a/dp4a_model.h - bit-exact CPU models of the CUDA-core integer dot products (chapter 07):
- * dp4a (__dp4a) and dp2a (__dp2a_lo, __dp2a_hi), in every signedness PTX offers.
+/* 07_int8_dp4a/dp4a_model.h - bit-exact CPU models of the CUDA-core integer dot products of
+ * chapter 07: dp4a (__dp4a) and dp2a (__dp2a_lo, __dp2a_hi), in every signedness PTX offers.
  *
  * Packing. A 32-bit word holds four 8-bit elements (dp4a, dp2a's b) or two 16-bit elements
  * (dp2a's a), element k in bits 8k .. 8k+7 (16k .. 16k+15): little-endian, so the word loaded

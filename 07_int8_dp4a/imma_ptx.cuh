@@ -39,7 +39,9 @@
  * at a time, before the GEMM uses it.
  *
  * The products and sums are exact (no rounding anywhere); without .satfinite the sum is not
- * clamped. Every use in this chapter stays far from 2^31. */
+ * clamped. Every test and benchmark of this chapter stays below 2^31: the throughput benchmark's
+ * operands are small, the correlator's largest sum is 65535 * 2^15 = 2^31 - 2^15 (CORR_MAX_T in
+ * correlator.h), and a GEMM sum can pass it only for K > 131071 with extreme inputs. */
 #ifndef IMMA_PTX_CUH
 #define IMMA_PTX_CUH
 

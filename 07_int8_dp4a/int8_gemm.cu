@@ -3,8 +3,10 @@
  * raw mma.sync).
  *
  * What it teaches
- *   An int8 product fits in 16 bits and a K-long sum of them in 32, so integer GEMMs are exact:
- *   the result must equal the CPU's to the last bit, in any order of summation. What changes
+ *   An int8 product lies in [-16256, 16384], so int32 holds any sum of up to 2^17 - 1 = 131071
+ *   of them (2^17 products of -128 * -128 make 2^31, one past INT32_MAX). Integer GEMMs are
+ *   therefore exact: the result must equal the CPU's to the last bit, in any order of summation
+ *   (the driver accepts K up to 2^20; past 131071 an extreme input wraps modulo 2^32). What changes
  *   along the ladder is how many int8 multiply-adds one instruction does: 1 (IMAD), 4 (IDP.4A,
  *   __dp4a), 4096 per warp (IMMA.16832, mma.sync m16n8k32). 07_dp4a_basics measures the ceiling of
  *   each instruction on the running GPU; each rung is judged against the ceiling of its own.
