@@ -33,8 +33,9 @@
  * Minimum: sm_80 (sm_89 for the FP8 kinds). CUDA 12.x or 13.x; the FP8 kinds need CUDA 12.4,
  * with an f16 accumulator 12.8 (older toolkits build the rest and skip them). Build and run: see
  * main.c.
- * TODO (part 2): the same probes through Hopper's wgmma (sm_90a), whose k = 16 (f16/bf16),
- * 8 (tf32) and 32 (FP8) per instruction may add blocks differently from mma.sync. */
+ *
+ * Scope: this file probes mma.sync. Hopper's wgmma (sm_90a), whose k = 16 (f16/bf16), 8 (tf32)
+ * and 32 (FP8) per instruction may add blocks differently from mma.sync, is not covered here. */
 #include "tc_numerics.h"
 
 #include "mma_sync.cuh"
