@@ -5,6 +5,7 @@
 # Runs, printing one line per test:
 #   1. the CPU unit tests: every --unit program (common/unit.h) is asked for its --list, and each
 #      test runs as its own process;
+#   then the Markdown files' links and paths (tests/check_docs.sh);
 #   2. every --chapter built on its own: the folder and common/ copied into an empty temporary
 #      folder and built there with the command its README gives (tests/build_alone.sh);
 #   3. the bad-input tests: every chapter program called with malformed or out-of-range arguments
@@ -72,6 +73,14 @@ for unit in "${units[@]}"; do
         result FAIL "unit $label" "$unit is missing or lists no tests"
     fi
 done
+
+# ---- the Markdown: links and file paths resolve, no document outside the repository is named -----
+if out=$("$(dirname "$0")/check_docs.sh" 2>&1); then
+    result PASS "docs: links and paths" "$out"
+else
+    result FAIL "docs: links and paths"
+    printf '%s\n' "$out" | sed 's/^/     | /'
+fi
 
 # ---- 2. each chapter built on its own ------------------------------------------------------------
 for c in "${chapters[@]}"; do

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# tests/check_docs.sh - the Markdown files say only what the repository holds:
+#   1. every relative link [text](path) resolves to a file or folder;
+#   2. every file path named in backticks (`common/verify.c`, `tc_model.h`, `docs/bench-h200.csv`)
+#      exists, relative to the Markdown file's folder or to the repository's root; generated paths
+#      (build/, bin/, $OUT) and patterns (*, <...>, {...}) are not paths to check;
+#   3. no file refers to a document that is not in the repository (the team's design notes).
+# Prints one line per problem and exits 1 if there is any.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+problems=0
+problem() { printf '%s\n' "$*"; problems=$((problems + 1)); }
+
+mapfile -t docs < <(git ls-files '*.md' 2>/dev/null || find . -name '*.md' -not -path './build/*')
+for md in "${docs[@]}"; do
+    dir=$(dirname "$md")
+    # 1. links: ](target) where target is not a URL or an anchor
+    while IFS= read -r target; do
+        target=${target%%#*}
+        [ -z "$target" ] && continue
+        case $target in http://* | https://* | mailto:*) continue ;; esac
+        [ -e "$dir/$target" ] || problem "$md: link to '$target', which does not exist"
+    done < <(grep -o '\](\([^)]*\))' "$md" | sed 's/^](//; s/)$//')
+    # 2. paths in backticks: a token with a known extension or a folder prefix of this repository
+    while IFS= read -r path; do
+        case $path in
+        build/* | */build/* | bin/* | '$'* | *'*'* | *'<'* | *'{'* | *' '* | *'...'* | /*) continue ;;
+        esac
+        if [[ $path == */* ]]; then # a path: from the Markdown file's folder or from the root
+            [ -e "$dir/$path" ] || [ -e "$path" ] || problem "$md: names '$path', which does not exist"
+        else # a bare file name: some folder of the repository must have it
+            [ -e "$dir/$path" ] || [ -n "$(find . -path ./build -prune -o -name "$path" -print -quit)" ] ||
+                problem "$md: names '$path', which no folder has"
+        fi
+    done < <(grep -o '`[^`]*`' "$md" | tr -d '`' |
+        grep -E '^[A-Za-z0-9_./-]+\.(c|h|cu|cuh|md|sh|py|mk|txt|csv|png)$|^(\.\./)?(common|tests|docs|0[0-9]_[a-z0-9_]+)/[A-Za-z0-9_./-]*$' |
+        sort -u)
+done
+
+# 3. references to documents outside the repository
+refs=$(git grep -n -I -E 'DESIGN\.md|\.\./shared/' -- . ':!tests/check_docs.sh' ':!.ci' 2>/dev/null)
+[ -n "$refs" ] && while IFS= read -r line; do problem "$line: refers to a document outside the repository"; done <<<"$refs"
+
+[ "$problems" = 0 ] && echo "Markdown links and paths resolve (${#docs[@]} files)"
+[ "$problems" = 0 ]
