@@ -36,8 +36,10 @@ for item in "$@"; do
     [ "$prog_item" != "$item" ] && read -r -a extra <<<"${item#*=}"
     echo "== $c --bench${extra[*]:+ ${extra[*]}}"
     rm -f "$dir/$c.csv"
+    started=$SECONDS
     "$build/bin/$c" --bench --csv "$dir/$c.csv" ${extra[@]+"${extra[@]}"}
     rc=$?
+    echo "   ($c: $((SECONDS - started)) s)"
     ran_here[$c]=$rc
     case $rc in
     0) ;;
