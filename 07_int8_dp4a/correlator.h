@@ -184,6 +184,28 @@ static inline void corr_ref_baseline(const int8_t *plain, long stations, long T,
                 }
             }
 }
+
+/* What the FP32 kernel computes for one baseline, bit for bit: per component one f32 FFMA chain
+ * over the samples in time order, Re: + ar br, then + ai bi; Im: + ai br, then - ar bi (exactly
+ * the kernel's sequence of fmaf; every product of int8 values is exact in f32, so only the
+ * additions round, and only once a partial sum passes 2^24). out[] in corr_ref_baseline's order. */
+static inline void corr_fp32_emulate(const int8_t *plain, long stations, long T, long c, long i,
+                                     long j, float out[8])
+{
+    for (int e = 0; e < 8; e++) out[e] = 0.0f;
+    for (long t = 0; t < T; t++)
+        for (int p = 0; p < 2; p++)
+            for (int q = 0; q < 2; q++) {
+                const size_t a = corr_plain_index(stations, T, c, t, i, p);
+                const size_t b = corr_plain_index(stations, T, c, t, j, q);
+                const float ar = plain[a], ai = plain[a + 1], br = plain[b], bi = plain[b + 1];
+                float *re = &out[2 * (2 * p + q)], *im = re + 1;
+                *re = fmaf(ar, br, *re);
+                *re = fmaf(ai, bi, *re);
+                *im = fmaf(ai, br, *im);
+                *im = fmaf(-ar, bi, *im);
+            }
+}
 #endif /* !__CUDA_ARCH__ */
 
 #ifdef __cplusplus

@@ -286,23 +286,10 @@ static int unit_corr_imma_formulation_model(void)
 
 /* ---- FP32 exactness -------------------------------------------------------------------------- */
 /* the fp32 kernel's chain for one component: re += ar*br; re += ai*bi (fmaf), over t */
-static float fp32_chain(const int8_t *x, long S, long T, long i, long j, int im)
-{
-    float acc = 0.0f;
-    for (long t = 0; t < T; t++) {
-        const int8_t *a = x + corr_plain_index(S, T, 0, t, i, 0);
-        const int8_t *b = x + corr_plain_index(S, T, 0, t, j, 0);
-        if (!im) {
-            acc = fmaf((float)a[0], (float)b[0], acc);
-            acc = fmaf((float)a[1], (float)b[1], acc);
-        } else {
-            acc = fmaf((float)a[1], (float)b[0], acc);
-            acc = fmaf(-(float)a[0], (float)b[1], acc);
-        }
-    }
-    return acc;
-}
-
+/* The FP32 check compares the kernel's result bit for bit with corr_fp32_emulate (the kernel's
+ * FFMA chain on the host): below 2^24 that is the exact sum; past 2^24 it is not, but it lies
+ * within the rounding bound; and a result that lost one time sample differs from it, even where
+ * the rounding bound (which the check used before) is larger than that sample. */
 static int unit_corr_fp32_exactness_bound(void)
 {
     const long S = 3, T = 1024;
@@ -314,29 +301,40 @@ static int unit_corr_fp32_exactness_bound(void)
     for (long i = 0; i < S; i++)
         for (long j = 0; j <= i; j++) {
             int64_t v[8], bound[8];
+            float emu[8];
             corr_ref_baseline(x, S, T, 0, i, j, v, bound);
-            for (int im = 0; im < 2; im++) {
-                UNIT_CHECK(bound[im] <= (1 << 24), "bound %lld at T=1024", (long long)bound[im]);
-                UNIT_CHECK((double)fp32_chain(x, S, T, i, j, im) == (double)v[im],
-                           "fp32 inexact below 2^24");
+            corr_fp32_emulate(x, S, T, 0, i, j, emu);
+            for (int e = 0; e < 8; e++) {
+                UNIT_CHECK(bound[e] <= (1 << 24), "bound %lld at T=1024", (long long)bound[e]);
+                UNIT_CHECK((double)emu[e] == (double)v[e], "fp32 inexact below 2^24");
             }
         }
     free(x);
     /* past 2^24: an autocorrelation of odd squares (127^2 + 1^2 = 16130 per sample; at 2^24
      * the float spacing is 2, so odd totals cannot be represented) */
-    const long T2 = 2000;
-    int8_t *y = (int8_t *)malloc((size_t)T2 * 4);
+    const long T2 = 4000;
+    int8_t *y = (int8_t *)calloc((size_t)T2 * 4, 1);
     for (long t = 0; t < T2; t++) y[4 * t] = 127, y[4 * t + 1] = (int8_t)(t % 2 ? 1 : 0);
     int64_t v[8], bound[8];
+    float emu[8], dropped[8];
     corr_ref_baseline(y, 1, T2, 0, 0, 0, v, bound);
-    const float got = fp32_chain(y, 1, T2, 0, 0, 0);
+    corr_fp32_emulate(y, 1, T2, 0, 0, 0, emu);
     const double nu = 2.0 * T2 * ldexp(1.0, -24), gamma = nu / (1 - nu);
     UNIT_CHECK(bound[0] > (1 << 24), "the case is past 2^24");
-    UNIT_CHECK((double)got != (double)v[0], "fp32 should be inexact here: %.1f vs %lld", got,
+    UNIT_CHECK((double)emu[0] != (double)v[0], "fp32 should be inexact here: %.1f vs %lld", emu[0],
                (long long)v[0]);
-    UNIT_CHECK(fabs((double)got - (double)v[0]) <= gamma * (double)bound[0],
-               "error %g beyond the rounding bound %g", fabs((double)got - (double)v[0]),
+    UNIT_CHECK(fabs((double)emu[0] - (double)v[0]) <= gamma * (double)bound[0],
+               "error %g beyond the rounding bound %g", fabs((double)emu[0] - (double)v[0]),
                gamma * (double)bound[0]);
+    /* negative control: the same data with one time sample lost (a kernel that skips it) */
+    y[4 * 700] = y[4 * 700 + 1] = 0;
+    corr_fp32_emulate(y, 1, T2, 0, 0, 0, dropped);
+    const double lost = 127.0 * 127.0;
+    UNIT_CHECK(lost <= gamma * (double)bound[0],
+               "the case should show that the rounding bound (%g) alone would pass a lost sample",
+               gamma * (double)bound[0]);
+    UNIT_CHECK((double)dropped[0] != (double)emu[0],
+               "a result missing one sample equals the emulation: the check would pass it");
     free(y);
     return 0;
 }
