@@ -265,6 +265,7 @@ static st_sample make_sample(const double *w, int r, long NY, long NX, const uin
  * got == ref required. */
 typedef struct {
     long checked, bad, nans, unwritten;
+    long outside; /* cells written outside the grid: pitch padding, rows past it (any is a fail) */
     double max_abs, max_rel, max_ratio;
     long wy, wx;
     double wgot, wref, wbound;
@@ -309,6 +310,8 @@ static void check_print(const st_check_result *c, FILE *f)
             "err %.3g, ",
             c->pass ? "PASS" : "FAIL", c->checked, c->bad, c->nans, c->unwritten, c->max_abs,
             c->max_rel);
+    if (c->outside)
+        fprintf(f, "%ld cells written outside the grid (pitch padding or past it), ", c->outside);
     if (c->exact)
         fprintf(f, "exact match required");
     else
@@ -398,8 +401,9 @@ static void launch_steps(void *ctx, cudaStream_t stream)
 }
 
 /* the poisoned start of the ping-pong buffers: the frame holds the initial values, the interior
- * the poison (f16 NaN 0xFFFF), the pitch padding zeros */
-static void make_start(const st_problem *p, int ld, uint16_t *init, uint16_t *start)
+ * the poison (f16 NaN 0xFFFF), the pitch padding zeros (finite: the kernels read it into windows
+ * whose weights there are zero), and the guard after the last row the poison */
+static void make_start(const st_problem *p, int ld, long guard, uint16_t *init, uint16_t *start)
 {
     for (long y = 0; y < p->NY; y++)
         for (long x = 0; x < ld; x++) {
@@ -408,7 +412,11 @@ static void make_start(const st_problem *p, int ld, uint16_t *init, uint16_t *st
             start[y * ld + x] =
                 x < p->NX && st_interior(y, x, p->NY, p->NX, p->sh->r) ? (uint16_t)0xFFFF : v;
         }
+    for (long i = p->NY * ld; i < p->NY * ld + guard; i++) init[i] = start[i] = 0xFFFF;
 }
+
+/* cells after the grid in each buffer: at least one row and 256 bytes */
+static long guard_cells(int ld) { return ld > 128 ? ld : 128; }
 
 static int variant_supported(const st_variant *v, const st_shape *s, char *why, size_t n)
 {
@@ -458,9 +466,10 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
     c.v = v, c.p = p, c.NY = NY, c.NX = NX;
     /* cuDNN takes packed NCHW; the kernels want 16-byte aligned rows */
     c.ld = v->rung == RUNG_CUDNN ? NX : (NX + 7) / 8 * 8;
-    const size_t cells = (size_t)NY * c.ld, bytes = cells * 2;
+    const long guard = guard_cells(c.ld);
+    const size_t cells = (size_t)NY * c.ld + (size_t)guard, bytes = cells * 2;
     uint16_t *h_init = (uint16_t *)tc_xmalloc(bytes), *h_start = (uint16_t *)tc_xmalloc(bytes);
-    make_start(p, c.ld, h_init, h_start);
+    make_start(p, c.ld, guard, h_init, h_start);
     TC_CUDA_CHECK(cudaMalloc(&c.d_init, bytes));
     TC_CUDA_CHECK(cudaMalloc(&c.d_p, bytes));
     TC_CUDA_CHECK(cudaMalloc(&c.d_q, bytes));
@@ -506,10 +515,20 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
         uint16_t *got = (uint16_t *)tc_xmalloc((size_t)NY * NX * 2);
         TC_CUDA_CHECK(cudaMemcpy2D(got, (size_t)NX * 2, p->T % 2 ? c.d_p : c.d_q, (size_t)c.ld * 2,
                                    (size_t)NX * 2, (size_t)NY, cudaMemcpyDeviceToHost));
+        /* both ping-pong buffers, whole: nothing outside the grid may have changed */
+        uint16_t *whole = (uint16_t *)tc_xmalloc(bytes);
+        long outside = 0;
+        for (int b = 0; b < 2; b++) {
+            TC_CUDA_CHECK(cudaMemcpy(whole, b ? c.d_q : c.d_p, bytes, cudaMemcpyDeviceToHost));
+            outside += st_count_outside(whole, h_start, NY, NX, c.ld, guard);
+        }
+        free(whole);
         /* the sample of this variant's error model (cuDNN's depends on the algorithm it chose) */
         const st_err_model m = err_model(v, p->sh, res->transform);
         const st_sample *s = sample_for(cache, n_cache, p, &m, seed);
         res->check = check_cells(got, NX, s, p->integer && !res->transform);
+        res->check.outside = outside;
+        res->check.pass &= outside == 0;
         res->pass = res->check.pass;
         res->ran = 1;
         free(got);

@@ -472,5 +472,19 @@ static inline int st_ref_rect(const double *w, int r, long NY, long NX, const ui
     return 0;
 }
 
+/* ---- writes outside the grid ------------------------------------------------------------------
+ * A grid of ny rows of nx cells sits in a buffer with row pitch ld >= nx, followed by `guard`
+ * cells. The number of cells outside the grid (the pitch padding of every row, and the guard)
+ * that no longer hold what they held at the start: nonzero means a kernel wrote past its grid. */
+static inline long st_count_outside(const uint16_t *buf, const uint16_t *start, long ny, long nx,
+                                    long ld, long guard)
+{
+    long outside = 0;
+    for (long y = 0; y < ny; y++)
+        for (long x = nx; x < ld; x++) outside += buf[y * ld + x] != start[y * ld + x];
+    for (long i = ny * ld; i < ny * ld + guard; i++) outside += buf[i] != start[i];
+    return outside;
+}
+
 #endif /* !__CUDA_ARCH__ */
 #endif /* STENCIL_BANDS_H */

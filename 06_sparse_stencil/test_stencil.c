@@ -669,6 +669,30 @@ static int unit_stencil_error_bound_covers_and_catches(void)
     return 0;
 }
 
+/* The guard count the driver applies to both ping-pong buffers after every run: a write into the
+ * pitch padding or past the last row is counted, a write inside the grid is not. */
+static int unit_stencil_outside_writes_caught(void)
+{
+    const long ny = 5, nx = 13, ld = 16, guard = 128, n = ny * ld + guard;
+    uint16_t *start = (uint16_t *)malloc((size_t)n * 2), *buf = (uint16_t *)malloc((size_t)n * 2);
+    for (long i = 0; i < n; i++) start[i] = (uint16_t)(i < ny * ld && i % ld >= nx ? 0 : 0xFFFF);
+    memcpy(buf, start, (size_t)n * 2);
+    for (long y = 0; y < ny; y++)
+        for (long x = 0; x < nx; x++) buf[y * ld + x] = 0x3C00; /* the grid: written, fine */
+    UNIT_CHECK(st_count_outside(buf, start, ny, nx, ld, guard) == 0, "writes inside the grid");
+    const long strays[] = {0 * ld + nx, 3 * ld + ld - 1, ny * ld, ny * ld + guard - 1};
+    for (size_t k = 0; k < sizeof strays / sizeof strays[0]; k++) {
+        const uint16_t keep = buf[strays[k]];
+        buf[strays[k]] = 0x4000;
+        const long got = st_count_outside(buf, start, ny, nx, ld, guard);
+        buf[strays[k]] = keep;
+        UNIT_CHECK(got == 1, "a write at cell %ld was not caught (%ld)", strays[k], got);
+    }
+    free(start);
+    free(buf);
+    return 0;
+}
+
 static const tc_unit tests[] = {
     UNIT(stencil_band_matches_weights),
     UNIT(stencil_swap_makes_bands_2of4),
@@ -679,6 +703,7 @@ static const tc_unit tests[] = {
     UNIT(stencil_lane_emulation_reproduces_stencil),
     UNIT(stencil_reference_frame_and_cones),
     UNIT(stencil_error_bound_covers_and_catches),
+    UNIT(stencil_outside_writes_caught),
 };
 
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }
