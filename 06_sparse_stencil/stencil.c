@@ -43,8 +43,10 @@
 #include "verify.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define PROGRAM "06_sparse_stencil"
 
@@ -167,6 +169,8 @@ static void make_grid(long NY, long NX, tc_rng *rng, int integer, uint16_t *g)
  * of pieces (full rows and columns cut into pieces of at most PIECE cells, single random cells),
  * each computed from its own cone of dependence (the piece grown by r per remaining step). */
 enum { PIECE = 256, SAMPLE_RANDOM = 1024 };
+/* tap updates the sampled reference may take (about a minute on 16 cores); TC_REF_BUDGET sets it */
+#define REF_BUDGET       5e11
 #define FULL_CHECK_LIMIT 4e9 /* cells * taps * steps below which the whole grid is checked */
 
 typedef struct {
@@ -202,14 +206,44 @@ typedef struct {
     const st_window *rects;
     const long *first; /* first sample index of each rect */
     st_sample *s;
+    _Atomic int done; /* windows finished, for the progress lines */
+    double t0;        /* when the reference started */
 } sample_job;
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The CPU work of one window's reference, in tap updates: its dependency cone, clipped to the
+ * grid, shrinks by r on every side at each of the T steps. */
+static double rect_work(st_window q, int r, long NY, long NX, int T, int taps)
+{
+    double work = 0;
+    for (int s = 0; s < T; s++) {
+        const double h = fmin((double)NY, (double)q.h + 2.0 * r * s);
+        const double wd = fmin((double)NX, (double)q.w + 2.0 * r * s);
+        work += h * wd * taps;
+    }
+    return work;
+}
 
 static void sample_worker(void *ctx, int tid, int nthreads)
 {
-    const sample_job *j = (const sample_job *)ctx;
-    for (int i = tid; i < j->n_rects; i += nthreads)
+    sample_job *j = (sample_job *)ctx;
+    double next_report = j->t0 + 10.0;
+    for (int i = tid; i < j->n_rects; i += nthreads) {
         ref_rect(j->w, j->r, j->NY, j->NX, j->g0, j->T, j->m, j->rects[i], j->s->ref + j->first[i],
                  j->s->bound + j->first[i], 0);
+        const int done = ++j->done;
+        if (tid == 0 && seconds_now() >= next_report) { /* a sign of life on long references */
+            fprintf(stderr, "%s: CPU reference: %d of %d windows (%.0f s)\n", PROGRAM, done,
+                    j->n_rects, seconds_now() - j->t0);
+            next_report += 10.0;
+        }
+    }
 }
 
 static st_sample make_sample(const double *w, int r, long NY, long NX, const uint16_t *g0, int T,
@@ -235,6 +269,23 @@ static st_sample make_sample(const double *w, int r, long NY, long NX, const uin
         for (int i = 0; i < SAMPLE_RANDOM; i++)
             rects[n_rects++] = (st_window){(long)(tc_rng_next_u64(rng) % (uint64_t)NY),
                                            (long)(tc_rng_next_u64(rng) % (uint64_t)NX), 1, 1};
+        /* A reference too long for the CPU (many steps of a wide stencil: each cell's cone grows
+         * by 2r a step) is sampled down to windows spread evenly over the list, and says so. */
+        double work = 0;
+        for (int i = 0; i < n_rects; i++) work += rect_work(rects[i], r, NY, NX, T, taps);
+        const char *budget_env = getenv("TC_REF_BUDGET");
+        const double budget = budget_env && atof(budget_env) > 0 ? atof(budget_env) : REF_BUDGET;
+        if (work > budget) {
+            const int keep = (int)fmax(16.0, n_rects * budget / work);
+            if (keep < n_rects) {
+                for (int k = 0; k < keep; k++) rects[k] = rects[(long)k * n_rects / keep];
+                fprintf(stderr,
+                        "%s: the full sample's CPU reference would take %.3g tap updates; checking "
+                        "%d of its %d windows, spread evenly (budget %.3g: TC_REF_BUDGET)\n",
+                        PROGRAM, work, keep, n_rects, budget);
+                n_rects = keep;
+            }
+        }
         for (int i = 0; i < n_rects; i++) s.n += rects[i].h * rects[i].w;
     }
     s.y = (long *)tc_xmalloc((size_t)s.n * sizeof(long));
@@ -253,7 +304,7 @@ static st_sample make_sample(const double *w, int r, long NY, long NX, const uin
             for (long x = 0; x < rects[i].w; x++, at++)
                 s.y[at] = rects[i].y0 + y, s.x[at] = rects[i].x0 + x;
     }
-    sample_job job = {w, r, NY, NX, g0, T, m, n_rects, rects, first, &s};
+    sample_job job = {w, r, NY, NX, g0, T, m, n_rects, rects, first, &s, 0, seconds_now()};
     tc_parallel(sample_worker, &job);
     free(first);
     free(rects);
