@@ -589,9 +589,10 @@ void tc_bench_csv_write(FILE *f, const tc_bench_row *r, const tc_device_info *d)
             r->unit);
     csv_field(f, r->baseline);
     fprintf(f, ",%.1f,%s,", r->pct_of_baseline,
-            r->verified > 0    ? "pass"
-            : r->verified == 0 ? "FAIL"
-                               : "unchecked");
+            r->verified == TC_VERIFIED_COARSE ? "coarse"
+            : r->verified > 0                 ? "pass"
+            : r->verified == 0                ? "FAIL"
+                                              : "unchecked");
     csv_field(f, d->name);
     fprintf(f, ",%d.%d,%d,%d,%d.%d,%d.%d,%s,%s\n", d->cc / 10, d->cc % 10, d->sms, d->clock_mhz,
             d->driver_version / 1000, d->driver_version % 1000 / 10, d->runtime_version / 1000,

@@ -145,8 +145,12 @@ typedef struct {
     const char *unit;
     const char *baseline; /* name of the baseline row (same chapter, problem, size) */
     double pct_of_baseline;
-    int verified; /* 1 pass, 0 fail, -1 not checked */
+    /* 1 pass, 0 fail, -1 not checked, TC_VERIFIED_COARSE: passed a check that catches gross
+     * errors only (K beyond what the precision can verify, tc_precision_k_verifiable) */
+    int verified;
 } tc_bench_row;
+
+#define TC_VERIFIED_COARSE 2
 
 /* The fixed CSV header, without newline. */
 const char *tc_bench_csv_header(void);

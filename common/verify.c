@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "verify.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,30 @@ void tc_tolerance(const tc_precision *p, long K, double s, double *atol, double 
 {
     *rtol = 2.0 * p->u_out;
     *atol = TC_TOL_LAMBDA * s * (p->u_in * sqrt((double)K) + p->u_acc * (double)K);
+}
+
+long tc_precision_k_verifiable(const tc_precision *p)
+{
+    if (tc_precision_is_exact(p)) return LONG_MAX;
+    const long k_limit = 1L << 40;
+    long k = 1;
+    for (;;) { /* the bound grows with K: the largest power of two that holds, then bisection */
+        double atol, rtol;
+        tc_tolerance(p, 2 * k, 1.0, &atol, &rtol);
+        if (atol + rtol * sqrt(2.0 * k) / 3.0 > 0.5 || 2 * k > k_limit) break;
+        k *= 2;
+    }
+    long lo = k, hi = 2 * k; /* lo holds, hi does not (or is past the limit) */
+    while (hi - lo > 1) {
+        const long mid = lo + (hi - lo) / 2;
+        double atol, rtol;
+        tc_tolerance(p, mid, 1.0, &atol, &rtol);
+        if (atol + rtol * sqrt((double)mid) / 3.0 <= 0.5)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* ---- matrices and samples ------------------------------------------------------------------ */

@@ -59,6 +59,16 @@ const tc_precision *tc_precision_get(const char *name);
 int tc_precision_is_exact(const tc_precision *p);
 /* atol and rtol for a K-long dot product with input bound s = amax*bmax */
 void tc_tolerance(const tc_precision *p, long K, double s, double *atol, double *rtol);
+/* The largest K at which the row can still tell a result that lost one product from its own
+ * rounding: a lost product of the largest size, s = max|A| max|B|, must be at least twice what
+ * the tolerance allows an element of typical size (s sqrt(K) / 3 for uniform data):
+ *     atol(K) + rtol s sqrt(K) / 3 <= s / 2.
+ * LONG_MAX for exact rows. Beyond it a check catches gross errors only: the GEMM driver tests a
+ * variant at this K instead and reports a larger K's check as "coarse", not "pass".
+ * (tests/test_verify.c: every row, every K of the test matrix up to this one, K = 16384 and
+ * 65536 where they are within it: results that lost a product, a 16-long k-slice, alpha, beta,
+ * or that transpose a 16x16 tile FAIL, while a simulation of a correct result PASSES.) */
+long tc_precision_k_verifiable(const tc_precision *p);
 
 /* A strided matrix view: element (i, j) is at data[i*rs + j*cs] (in elements).
  * Row-major with leading dimension ld: rs = ld, cs = 1. Column-major: rs = 1, cs = ld. */

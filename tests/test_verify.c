@@ -174,6 +174,184 @@ static int unit_tolerance_catches_lost_k_slice(void)
     return 0;
 }
 
+/* ---- every tolerance row against realistic results and the wrong results it must catch ----------
+ * For each row, a simulation of what a correct GPU computes (the rounding the row's error model
+ * stands for: the library's rounding of the inputs, the accumulator's rounding after each block of
+ * products, the output format) must PASS, and five wrong results must FAIL: a lost product (one k
+ * for every element), a lost 16-long k-slice, a transposed 16x16 tile, alpha ignored, beta ignored.
+ * At every K of the GEMM test matrix and at K = 16384 and 65536, as far as the row can verify
+ * (tc_precision_k_verifiable), and at that limit itself. */
+typedef enum { ACC_F32_RN, ACC_F32_RZ, ACC_F16_RN, ACC_FP8, ACC_EXACT } sim_acc;
+typedef struct {
+    const char *row;
+    float (*in_round)(float x); /* the library's rounding of f32 inputs (NULL: none) */
+    double product_noise;       /* transformed-domain products: relative error up to this */
+    int block;                  /* products added exactly before the running sum rounds */
+    sim_acc acc;
+    int three_tf32; /* 3xTF32: big and small tf32 parts, small*small dropped */
+    int flush;      /* products after which the running sum is added to an f32 total (0: never) */
+} sim_model;
+
+static float round_f16(float x) { return tc_f16_to_f32(tc_f32_to_f16(x)); }
+static float round_bf16(float x) { return tc_bf16_to_f32(tc_f32_to_bf16(x)); }
+
+static const sim_model sim_models[] = {
+    {.row = "f32", .block = 1, .acc = ACC_F32_RN},
+    {.row = "f32_tf32", .in_round = tc_f32_to_tf32_rz, .block = 8, .acc = ACC_F32_RZ},
+    {.row = "f32_f16", .in_round = round_f16, .block = 16, .acc = ACC_F32_RZ},
+    {.row = "f32_bf16", .in_round = round_bf16, .block = 16, .acc = ACC_F32_RZ},
+    {.row = "tf32", .block = 4, .acc = ACC_F32_RZ},
+    {.row = "3xtf32", .block = 4, .acc = ACC_F32_RZ, .three_tf32 = 1, .flush = 16},
+    {.row = "f16f32", .block = 16, .acc = ACC_F32_RZ},
+    {.row = "f16f16", .block = 16, .acc = ACC_F16_RN},
+    {.row = "bf16f32", .block = 16, .acc = ACC_F32_RZ},
+    {.row = "i8i32", .block = 1, .acc = ACC_EXACT},
+    {.row = "i8f32", .block = 1, .acc = ACC_F32_RN},
+    {.row = "e4m3f32", .block = 32, .acc = ACC_FP8},
+    {.row = "f16f32h", .block = 16, .acc = ACC_F32_RZ},
+    {.row = "bf16f32b", .block = 16, .acc = ACC_F32_RZ},
+    {.row = "f32_transform", .product_noise = 0x1p-20, .block = 1, .acc = ACC_F32_RN},
+    {.row = "f16_transform", .product_noise = 0x1p-7, .block = 16, .acc = ACC_F32_RZ},
+};
+
+/* x rounded toward zero to `bits` significant bits */
+static double trunc_bits(double x, int bits)
+{
+    int e;
+    const double m = frexp(x, &e);
+    return ldexp(trunc(ldexp(m, bits)), e - bits);
+}
+
+static double sim_product(const sim_model *sm, float a, float b, tc_rng *rng)
+{
+    if (sm->in_round) a = sm->in_round(a), b = sm->in_round(b);
+    if (sm->three_tf32) {
+        const float ab = tc_f32_to_tf32_rne(a), as = tc_f32_to_tf32_rne(a - ab);
+        const float bb = tc_f32_to_tf32_rne(b), bs = tc_f32_to_tf32_rne(b - bb);
+        return (double)ab * bb + (double)ab * bs + (double)as * bb;
+    }
+    double p = (double)a * (double)b;
+    if (sm->product_noise > 0) p *= 1.0 + sm->product_noise * tc_rng_uniform(rng, -1.0f, 1.0f);
+    return p;
+}
+
+/* one element: a (K values), b (K values) -> what the simulated GPU accumulates */
+static double sim_dot(const sim_model *sm, const float *a, const float *b, long K, tc_rng *rng)
+{
+    double acc = 0, fp8_part = 0, total = 0;
+    int fp8_blocks = 0;
+    for (long k0 = 0; k0 < K; k0 += sm->block) {
+        if (sm->flush && k0 % sm->flush == 0) total = (float)(total + acc), acc = 0;
+        double blk = 0;
+        for (long k = k0; k < k0 + sm->block && k < K; k++) blk += sim_product(sm, a[k], b[k], rng);
+        switch (sm->acc) {
+        case ACC_F32_RN: acc = (float)(acc + blk); break;
+        case ACC_F32_RZ: acc = trunc_bits(acc + blk, 24); break;
+        case ACC_F16_RN: acc = tc_f16_to_f32(tc_f64_to_f16(acc + blk)); break;
+        case ACC_EXACT: acc += blk; break;
+        case ACC_FP8: /* ~14 bits kept between promotions of every 4 blocks to f32 */
+            fp8_part = trunc_bits(fp8_part + blk, 14);
+            if (++fp8_blocks == 4) acc = (float)(acc + fp8_part), fp8_part = 0, fp8_blocks = 0;
+            break;
+        }
+    }
+    if (sm->flush) return (float)(total + acc);
+    return sm->acc == ACC_FP8 ? (float)(acc + fp8_part) : acc;
+}
+
+static int unit_tolerance_rows_catch_lost_work(void)
+{
+    enum { M = 32, N = 32, TILE = 16, SLICE = 16 };
+    const long ks[] = {1, 40, 64, 65, 72, 128, 136, 513, 520, 1000, 2053, 8195, 16384, 65536};
+    const int n_ks = (int)(sizeof ks / sizeof ks[0]);
+    const char *control_names[] = {"a lost product", "a lost 16-slice", "a transposed tile",
+                                   "alpha ignored", "beta ignored"};
+    tc_rng rng;
+    tc_rng_seed(&rng, 2024);
+    for (int pi = 0; pi < tc_precision_count(); pi++) {
+        const tc_precision *p = tc_precision_at(pi);
+        const sim_model *sm = NULL;
+        for (size_t i = 0; i < sizeof sim_models / sizeof sim_models[0]; i++)
+            if (strcmp(sim_models[i].row, p->name) == 0) sm = &sim_models[i];
+        UNIT_CHECK(sm != NULL, "row %s has no simulation of a correct result", p->name);
+        const long kv = tc_precision_k_verifiable(p);
+        const int integer = tc_dtype_is_integer(p->out);
+        const double alpha = integer ? 2.0 : 0.75, beta = integer ? -1.0 : -1.25;
+        for (int ki = 0; ki <= n_ks; ki++) {
+            const long K = ki < n_ks ? ks[ki] : kv;
+            if (K > kv || (ki == n_ks && kv > ks[n_ks - 1])) continue;
+            /* inputs as the GPU gets them (A row-major M x K, B column-major K x N) */
+            float *a = (float *)tc_xmalloc((size_t)(M * K) * sizeof(float));
+            float *b = (float *)tc_xmalloc((size_t)(K * N) * sizeof(float));
+            void *ha = tc_xmalloc((size_t)(M * K) * tc_dtype_size(p->in));
+            void *hb = tc_xmalloc((size_t)(K * N) * tc_dtype_size(p->in));
+            for (long i = 0; i < M * K; i++) {
+                float x = tc_rng_uniform(&rng, -1.0f, 1.0f);
+                if (p->in_round) x = p->in_round(x);
+                tc_store(ha, p->in, (size_t)i, integer ? (double)tc_rng_int(&rng, -127, 127) : x);
+                a[i] = (float)tc_load(ha, p->in, (size_t)i);
+            }
+            for (long i = 0; i < K * N; i++) {
+                float x = tc_rng_uniform(&rng, -1.0f, 1.0f);
+                if (p->in_round) x = p->in_round(x);
+                tc_store(hb, p->in, (size_t)i, integer ? (double)tc_rng_int(&rng, -127, 127) : x);
+                b[i] = (float)tc_load(hb, p->in, (size_t)i);
+            }
+            const tc_matrix A = tc_matrix_make(ha, p->in, M, K, TC_ROW_MAJOR, K);
+            const tc_matrix B = tc_matrix_make(hb, p->in, K, N, TC_COL_MAJOR, K);
+            const double s = tc_matrix_absmax(&A) * tc_matrix_absmax(&B);
+            tc_sample smp = tc_sample_make(M, N, K, 1e18, 0, &rng);
+            double *exact = (double *)tc_xmalloc(M * N * sizeof(double));
+            double *ref = (double *)tc_xmalloc(M * N * sizeof(double));
+            double *acc = (double *)tc_xmalloc(M * N * sizeof(double));
+            double *c0 = (double *)tc_xmalloc(M * N * sizeof(double));
+            tc_ref_gemm(&A, &B, &smp, exact);
+            const long k0 = (long)(tc_rng_next_u64(&rng) % (uint64_t)K);
+            const long s0 = K > SLICE ? (long)(tc_rng_next_u64(&rng) % (uint64_t)(K - SLICE)) : 0;
+            void *hc = tc_xmalloc(M * N * tc_dtype_size(p->out));
+            for (long e = 0; e < M * N; e++) {
+                const long i = e / N, j = e % N;
+                acc[e] = sim_dot(sm, a + i * K, b + j * K, K, &rng);
+                /* C's starting values are of the size of a product, as the GEMM driver makes them */
+                tc_store(hc, p->out, (size_t)e,
+                         integer ? (double)tc_rng_int(&rng, -1000, 1000)
+                                 : s * tc_rng_uniform(&rng, -1.0f, 1.0f));
+                c0[e] = tc_load(hc, p->out, (size_t)e);
+                ref[e] = alpha * exact[e] + beta * c0[e];
+            }
+            const tc_matrix C = tc_matrix_make(hc, p->out, M, N, TC_ROW_MAJOR, N);
+            const double s_check = s * fmax(1.0, fabs(alpha)); /* as the GEMM driver does */
+            for (int control = -1; control < 5; control++) {
+                for (long e = 0; e < M * N; e++) {
+                    const long i = e / N, j = e % N;
+                    long ee = e; /* the transposed tile reads its mirror element */
+                    if (control == 2 && i < TILE && j < TILE) ee = j * N + i;
+                    double got = acc[ee];
+                    if (control == 0) got -= (double)a[i * K + k0] * b[j * K + k0];
+                    if (control == 1)
+                        for (long k = s0; k < s0 + SLICE && k < K; k++)
+                            got -= (double)a[i * K + k] * b[j * K + k];
+                    const double al = control == 3 ? 1.0 : alpha, be = control == 4 ? 0.0 : beta;
+                    const double out =
+                        integer ? al * got + be * c0[ee] : (double)(float)(al * got + be * c0[ee]);
+                    tc_store(hc, p->out, (size_t)e, out);
+                }
+                const tc_check_result r = tc_check(&C, &smp, ref, p, K, s_check);
+                if (control < 0)
+                    UNIT_CHECK(r.pass, "%s K=%ld: a simulated correct result fails (%.3g of atol)",
+                               p->name, K, r.max_abs_err / r.atol);
+                else
+                    UNIT_CHECK(!r.pass, "%s K=%ld: %s passes (max err %.3g, atol %.3g)", p->name, K,
+                               control_names[control], r.max_abs_err, r.atol);
+            }
+            tc_sample_free(&smp);
+            free(a), free(b), free(ha), free(hb), free(hc);
+            free(exact), free(ref), free(acc), free(c0);
+        }
+    }
+    return 0;
+}
+
 /* A 20 x 30 f32 "GPU result" equal to the reference rounded to f32, column-major. */
 typedef struct {
     float *c;
@@ -330,6 +508,7 @@ static const tc_unit tests[] = {
     UNIT(checker_rejects_corrupted_element), UNIT(checker_rejects_nan),
     UNIT(checker_rejects_unwritten_element), UNIT(checker_integers_exact),
     UNIT(checker_sampled_catches_bad_row),   UNIT(rel_fro_error_known_values),
+    UNIT(tolerance_rows_catch_lost_work),
 };
 
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }
