@@ -1,7 +1,9 @@
 # Tensor Core chapters - top-level, non-recursive Makefile.
 #
 # Every chapter folder holds a chapter.mk with data (sources, libraries, minimum SM); this file
-# turns that data into rules. Everything generated goes to build/. `make help` lists the verbs.
+# turns that data into rules. Everything generated goes to build/ (BUILD=... on make's command
+# line moves it: `make compat` builds each toolkit and SM in its own folder). `make help` lists the
+# verbs.
 #
 # Overridable: CUDA_PATH, NVCC, HOST_CC, SM (e.g. SM="80 90"), CUDNN_PATH, GIT_SHA, and CHAPTERS
 # (e.g. CHAPTERS="03 05": build, test, bench and sanitize only those; `make` inside a chapter
@@ -36,8 +38,11 @@ endif
 # Every target must be one this nvcc can compile for (CUDA 13 dropped sm_70 and sm_72, for one).
 NVCC_SMS := $(patsubst sm_%,%,$(shell $(NVCC) --list-gpu-code 2>/dev/null))
 ifneq ($(NVCC_SMS),)
-  ifneq ($(filter-out $(NVCC_SMS),$(SM)),)
-    $(error SM="$(SM)": $(NVCC) cannot compile for sm_$(firstword $(filter-out $(NVCC_SMS),$(SM))); it supports $(NVCC_SMS))
+  SM_BAD := $(firstword $(filter-out $(NVCC_SMS),$(SM)))
+  ifneq ($(SM_BAD),)
+    NVCC_VERSION := $(shell $(NVCC) --version | sed -n 's/.*release \([0-9.]*\),.*/\1/p')
+    SM_WHY := $(if $(and $(filter 70 72,$(SM_BAD)),$(filter 13.%,$(NVCC_VERSION))),CUDA 13 dropped sm_70 and sm_72 (build them with CUDA 12.x),it cannot compile for sm_$(SM_BAD))
+    $(error SM="$(SM)": $(NVCC) is CUDA $(NVCC_VERSION) and $(SM_WHY); it supports $(NVCC_SMS))
   endif
 endif
 
@@ -199,8 +204,8 @@ SKIPPED_PROGRAMS += $(2)
 .PHONY: skip-$(2)
 skip-$(2):
 	@mkdir -p $(BUILD)/skipped
-	@rm -f $(BUILD)/bin/$(2); echo "$$($(2)_SKIP)" > $(BUILD)/skipped/$(2)
-	@echo "skipping $(2): $$($(2)_SKIP)"
+	@rm -f $(BUILD)/bin/$(2); echo '$$($(2)_SKIP)' > $(BUILD)/skipped/$(2)
+	@echo 'skipping $(2): $$($(2)_SKIP)'
 endif
 endef
 $(foreach c,$(CHAPTERS),$(eval $(call chapter_rules,$(c)))$(eval CPU_TESTS += $($(c)_TEST_BINS)))
@@ -211,7 +216,7 @@ $(foreach c,$(CHAPTERS),$(eval $(call chapter_rules,$(c)))$(eval CPU_TESTS += $(
 -include $(COMMON_OBJ:.o=.d) $(patsubst $(BUILD)/tests/common/%,$(BUILD)/tests/%.c.d,$(COMMON_TESTS))
 
 # ---- verbs ------------------------------------------------------------------------------------
-.PHONY: all test check bench plot sanitize format clean help
+.PHONY: all test check bench plot sanitize compat format clean help
 
 all: $(LIBCOMMON) $(CPU_TESTS) $(BUILT_PROGRAMS) $(SKIPPED_PROGRAMS:%=skip-%) ## build everything into build/ (default)
 
@@ -248,6 +253,13 @@ plot: ## draw the ladder from build/bench.csv: build/ladder.png (one panel per p
 
 sanitize: all ## every chapter's --test (small sizes) under compute-sanitizer's four tools
 	@tests/sanitize.sh $(BUILD) $(BUILT_ITEMS)
+
+# compat: not part of test (it takes long). CUDA 12.9 and the newest CUDA 13 come from PyPI into
+# $(BUILD)/compat/ (no system change); COMPAT_TOOLKITS, COMPAT_SM and COMPAT_JOBS (environment)
+# choose other toolkits, targets and parallelism (tests/compat.sh says how).
+compat: ## build every program with this toolkit, CUDA 12.9 and the newest CUDA 13 (from PyPI, into build/compat/) for SM 70..120: table toolkit x SM x program in build/compat/table.txt (long; not part of test)
+	@TC_CUDA_PATH="$(CUDA_PATH)" TC_NVCC="$(NVCC)" TC_CHAPTERS="$(CHAPTERS_ASKED)" tests/compat.sh $(BUILD)/compat \
+		$(call programs,$(CHAPTERS))
 
 format: ## apply .clang-format to every C, CUDA and header file
 	clang-format -i $(sort $(wildcard common/*.[ch] common/*.cu common/*.cuh tests/*.[ch] */*.c */*.h */*.cu */*.cuh))
