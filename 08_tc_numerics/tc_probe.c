@@ -820,7 +820,11 @@ static void probe_inside(probe_ctx *x)
             r->per_addend = 1;
         } else {
             r->per_addend = 0;
-            problem(x, "two half-quantum terms gave %ld quanta: the cut is not per addend", u);
+            if (u == LONG_MIN) /* d_units: not a whole number of quanta (or not finite) */
+                problem(x, "two half-quantum terms gave no whole number of quanta: the cut is not "
+                           "per addend");
+            else
+                problem(x, "two half-quantum terms gave %ld quanta: the cut is not per addend", u);
         }
     }
     if (i_ord[0] >= 0 && i_ord[1] >= 0) {
