@@ -248,6 +248,73 @@ static void launch_once(void *ctx, cudaStream_t stream)
     TC_LAUNCH_CHECK();
 }
 
+/* ---- the host side of a problem, kept for the next variant that needs the same one -----------
+ * A bench size runs every variant of a chapter on the same seed: making 2 x 8192^2 random inputs
+ * and the FP64 reference of the sample costs seconds of CPU per variant, more than the GPU's work.
+ * One problem is kept: its inputs (by element type, host rounding, distribution, sizes, layouts
+ * and seed), the generator's state after them, and, for alpha = 1 and beta = 0, the sample and
+ * its references. A variant gets exactly what it would have made itself. */
+typedef struct {
+    int valid;
+    tc_dtype in;
+    float (*in_round)(float x);
+    tc_input_dist dist;
+    long M, N, K, lda, ldb;
+    tc_layout a_layout, b_layout;
+    uint64_t seed;
+    void *h_a, *h_b;
+    float *h_a32, *h_b32; /* NULL when not made */
+    tc_rng rng_after;     /* the generator after the inputs */
+    double s;             /* max|A| max|B| */
+    /* plain scalars only: the sample drawn right after the inputs and its references */
+    int have_ref, have_ref32;
+    tc_sample sample;
+    double *ref, *ref32;
+} host_problem;
+
+static host_problem kept;
+
+static void host_problem_free(host_problem *h)
+{
+    free(h->h_a), free(h->h_b), free(h->h_a32), free(h->h_b32), free(h->ref), free(h->ref32);
+    if (h->have_ref || h->have_ref32) tc_sample_free(&h->sample);
+    memset(h, 0, sizeof *h);
+}
+
+/* The inputs of problem p of variant v from `seed` (with their f32 originals when with_h32):
+ * the kept ones when they match, else made now (and kept). */
+static host_problem *host_inputs(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                                 tc_input_dist dist, uint64_t seed, int with_h32)
+{
+    const tc_precision *prec = p->prec;
+    host_problem *h = &kept;
+    if (h->valid && h->in == prec->in && h->in_round == prec->in_round && h->dist == dist &&
+        h->M == p->M && h->N == p->N && h->K == p->K && h->lda == p->lda && h->ldb == p->ldb &&
+        h->a_layout == v->a_layout && h->b_layout == v->b_layout && h->seed == seed &&
+        (!with_h32 || h->h_a32))
+        return h;
+    host_problem_free(h);
+    h->valid = 1;
+    h->in = prec->in, h->in_round = prec->in_round, h->dist = dist, h->seed = seed;
+    h->M = p->M, h->N = p->N, h->K = p->K, h->lda = p->lda, h->ldb = p->ldb;
+    h->a_layout = v->a_layout, h->b_layout = v->b_layout;
+    const size_t na = matrix_elems(v->a_layout, p->M, p->K, p->lda),
+                 nb = matrix_elems(v->b_layout, p->K, p->N, p->ldb), sa = tc_dtype_size(prec->in);
+    h->h_a = tc_xmalloc(na * sa);
+    h->h_b = tc_xmalloc(nb * sa);
+    h->h_a32 = with_h32 ? (float *)tc_xmalloc(na * sizeof(float)) : NULL;
+    h->h_b32 = with_h32 ? (float *)tc_xmalloc(nb * sizeof(float)) : NULL;
+    tc_rng_seed(&h->rng_after, seed);
+    tc_gemm_fill_matrix(h->h_a, h->h_a32, prec, dist, p->M, p->K, v->a_layout, p->lda,
+                        &h->rng_after);
+    tc_gemm_fill_matrix(h->h_b, h->h_b32, prec, dist, p->K, p->N, v->b_layout, p->ldb,
+                        &h->rng_after);
+    const tc_matrix A = tc_matrix_make(h->h_a, prec->in, p->M, p->K, v->a_layout, p->lda);
+    const tc_matrix B = tc_matrix_make(h->h_b, prec->in, p->K, p->N, v->b_layout, p->ldb);
+    h->s = tc_matrix_absmax(&A) * tc_matrix_absmax(&B);
+    return h;
+}
+
 /* C = alpha*A*B + beta*C. With beta == 0 the output starts poisoned (an unwritten element
  * fails); otherwise it starts with random values (integers in [-1000, 1000] for int32) that the
  * reference reads back. */
@@ -284,16 +351,14 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
     size_t na = matrix_elems(v->a_layout, M, K, p.lda), nb = matrix_elems(v->b_layout, K, N, p.ldb),
            nc = matrix_elems(v->c_layout, M, N, p.ldc);
     size_t sa = tc_dtype_size(prec->in), sc = tc_dtype_size(prec->out);
-    void *h_a = tc_xmalloc(na * sa), *h_b = tc_xmalloc(nb * sa);
-    tc_rng rng;
-    tc_rng_seed(&rng, seed);
     /* the f32 data before rounding: for vs_f32data, and for rows whose inputs the kernel must
      * round itself (in_round: the GPU gets these, the reference the rounded values) */
     const int raw_upload = prec->in_round != NULL;
-    float *h_a32 = data_err || raw_upload ? (float *)tc_xmalloc(na * sizeof(float)) : NULL;
-    float *h_b32 = data_err || raw_upload ? (float *)tc_xmalloc(nb * sizeof(float)) : NULL;
-    tc_gemm_fill_matrix(h_a, h_a32, prec, dist, M, K, v->a_layout, p.lda, &rng);
-    tc_gemm_fill_matrix(h_b, h_b32, prec, dist, K, N, v->b_layout, p.ldb, &rng);
+    host_problem *hp = host_inputs(v, &p, dist, seed, data_err || raw_upload);
+    const void *h_a = hp->h_a, *h_b = hp->h_b;
+    const float *h_a32 = hp->h_a32, *h_b32 = hp->h_b32;
+    tc_rng rng = hp->rng_after;
+    const int plain_scalars = ab.alpha == 1.0f && ab.beta == 0.0f;
 
     /* Device buffers start `offset` elements past cudaMalloc's (256-byte aligned) address. C is
      * followed by a poisoned guard, so that a write past its end shows. */
@@ -320,9 +385,7 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
         /* C's values are of the size of one product, max|A| max|B| (1 for [-1, 1) data, 127^2
          * for int8 data as f32): a kernel that ignores beta is then off by about a product, which
          * every tolerance row catches, whatever the scale of the inputs */
-        const tc_matrix A0 = tc_matrix_make(h_a, prec->in, M, K, v->a_layout, p.lda);
-        const tc_matrix B0 = tc_matrix_make(h_b, prec->in, K, N, v->b_layout, p.ldb);
-        const float c_scale = (float)(tc_matrix_absmax(&A0) * tc_matrix_absmax(&B0));
+        const float c_scale = (float)hp->s;
         h_c0 = tc_xmalloc(nc * sc);
         memset(h_c0, tc_poison_byte(prec->out), nc * sc);
         for (long i = 0; i < M; i++)
@@ -356,9 +419,30 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
         tc_matrix A = tc_matrix_make(h_a, prec->in, M, K, v->a_layout, p.lda);
         tc_matrix B = tc_matrix_make(h_b, prec->in, K, N, v->b_layout, p.ldb);
         tc_matrix C = tc_matrix_make(h_c, prec->out, M, N, v->c_layout, p.ldc);
-        tc_sample sample = tc_sample_make(M, N, K, FULL_CHECK_LIMIT, SAMPLE_RANDOM, &rng);
-        double *ref = (double *)tc_xmalloc((size_t)sample.n * sizeof(double));
-        tc_ref_gemm(&A, &B, &sample, ref);
+        /* the sample comes from the generator right after the inputs (and C's values, when
+         * beta != 0): with plain scalars it is the kept problem's, and so are its references */
+        tc_sample local_sample;
+        tc_sample *sample_p = &local_sample;
+        double *ref;
+        if (plain_scalars && hp->have_ref) {
+            sample_p = &hp->sample;
+        } else {
+            local_sample = tc_sample_make(M, N, K, FULL_CHECK_LIMIT, SAMPLE_RANDOM, &rng);
+        }
+        const tc_sample sample = *sample_p;
+        ref = (double *)tc_xmalloc((size_t)sample.n * sizeof(double));
+        if (plain_scalars && hp->have_ref) {
+            memcpy(ref, hp->ref, (size_t)sample.n * sizeof(double));
+        } else {
+            tc_ref_gemm(&A, &B, &sample, ref);
+            if (plain_scalars) { /* keep the sample and its reference for the next variant */
+                hp->sample = local_sample;
+                hp->ref = (double *)tc_xmalloc((size_t)sample.n * sizeof(double));
+                memcpy(hp->ref, ref, (size_t)sample.n * sizeof(double));
+                hp->have_ref = 1;
+                sample_p = &hp->sample;
+            }
+        }
         if (ab.alpha != 1.0f || h_c0) {
             tc_matrix C0 = tc_matrix_make(h_c0 ? h_c0 : h_c, prec->out, M, N, v->c_layout, p.ldc);
             for (long e = 0; e < sample.n; e++) {
@@ -369,7 +453,7 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
             }
         }
         /* alpha scales the accumulation error; beta*C adds only output rounding (rtol) */
-        double s = tc_matrix_absmax(&A) * tc_matrix_absmax(&B) * fmax(1.0, fabs(ab.alpha));
+        double s = hp->s * fmax(1.0, fabs(ab.alpha));
         res->check = tc_check(&C, &sample, ref, prec, K, s);
         res->pass = res->check.pass;
         res->coarse = K > tc_precision_k_verifiable(prec);
@@ -385,14 +469,23 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
                      outside);
         }
         if (data_err) {
-            tc_matrix A32 = tc_matrix_make(h_a32, TC_F32, M, K, v->a_layout, p.lda);
-            tc_matrix B32 = tc_matrix_make(h_b32, TC_F32, K, N, v->b_layout, p.ldb);
-            tc_ref_gemm(&A32, &B32, &sample, ref);
+            if (plain_scalars && hp->have_ref32) {
+                memcpy(ref, hp->ref32, (size_t)sample.n * sizeof(double));
+            } else {
+                tc_matrix A32 = tc_matrix_make(h_a32, TC_F32, M, K, v->a_layout, p.lda);
+                tc_matrix B32 = tc_matrix_make(h_b32, TC_F32, K, N, v->b_layout, p.ldb);
+                tc_ref_gemm(&A32, &B32, &sample, ref);
+                if (plain_scalars && hp->have_ref) {
+                    hp->ref32 = (double *)tc_xmalloc((size_t)sample.n * sizeof(double));
+                    memcpy(hp->ref32, ref, (size_t)sample.n * sizeof(double));
+                    hp->have_ref32 = 1;
+                }
+            }
             double q = tc_dtype_is_integer(prec->in) ? 1.0 / (I8_SCALE * I8_SCALE) : 1.0;
             res->data_err = tc_rel_fro_error(&C, &sample, ref, q);
         }
         free(ref);
-        tc_sample_free(&sample);
+        if (sample_p == &local_sample) tc_sample_free(&local_sample);
 
         if (reps > 0) {
             res->timing = tc_time_gpu(launch_once, &lc, stream, warmup, reps);
@@ -405,12 +498,8 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
     TC_CUDA_CHECK(cudaFree(d_a));
     TC_CUDA_CHECK(cudaFree(d_b));
     TC_CUDA_CHECK(cudaFree(d_c));
-    free(h_a);
-    free(h_b);
     free(h_all_c);
     free(h_c0);
-    free(h_a32);
-    free(h_b32);
 }
 
 /* ---- output -------------------------------------------------------------------------------- */
@@ -829,6 +918,7 @@ int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *chapter)
     default: rc = mode_default(ch, &a, &dev, ctx, dist); break;
     }
     if (ch->fini) ch->fini(ctx);
+    host_problem_free(&kept);
     tc_timing_release();
     return rc;
 }
