@@ -16,7 +16,9 @@
  *   f32_pedantic   COMPUTE_32F_PEDANTIC + PEDANTIC_MATH: FP32 FMAs on the CUDA cores. The
  *                  baseline every other row is compared with.
  *   f32_default    COMPUTE_32F with the default math mode: still FP32 on CUDA cores. cuBLAS
- *                  never lowers FP32 precision unless asked (or unless NVIDIA_TF32_OVERRIDE=1).
+ *                  never lowers FP32 precision unless asked. The one outside switch NVIDIA
+ *                  documents is NVIDIA_TF32_OVERRIDE=0, which forbids TF32 in every library
+ *                  (the harness warns whenever the variable is set).
  *   tf32_compute   COMPUTE_32F_FAST_TF32: inputs rounded to TF32 (10-bit mantissa) inside the
  *                  library, products on tensor cores, FP32 accumulate. Asked per call.
  *   tf32_mathmode  COMPUTE_32F + cublasSetMathMode(CUBLAS_TF32_TENSOR_OP_MATH): the same, asked
@@ -33,7 +35,8 @@
  *                  multiples of 16).
  *
  * Minimum: sm_70 for the chapter; each mode names its own minimum (TF32 and BF16 need sm_80,
- *   INT8 tensor cores sm_75, FP8 sm_89). CUDA 12.x or 13.x.
+ *   INT8 tensor cores sm_75, FP8 sm_89). CUDA 13.x (compiled here; sm_75 and newer) or 12.x
+ *   (expected to work, not compiled here; the only toolkit for sm_70).
  *
  * Build and run
  *   make                                  # builds build/bin/01_cublas_tensor_op
