@@ -28,7 +28,7 @@
  *      ...
  *     row 7:     L28  L29  L30  L31
  *
- * Requires sm_80 (bf16 mma, cp.async); ldmatrix and the f16 mma exist from sm_75. */
+ * Requires sm_80 (m16n8k16 even in f16, bf16, cp.async); ldmatrix and m16n8k8 exist from sm_75. */
 #ifndef TC_MMA_SYNC_CUH
 #define TC_MMA_SYNC_CUH
 
