@@ -425,7 +425,6 @@ static void launch(void *ctx, cudaStream_t stream)
 /* ---- one case: inputs, poisoned output, run, check, optionally time -------------------------- */
 typedef struct {
     int ran, pass;
-    int coarse;      /* the reduction is longer than the tolerance row can verify */
     const char *row; /* the tolerance row the check used */
     char message[200];
     char used[96];
@@ -513,7 +512,6 @@ static void run_case(const conv_variant *v, cudnnHandle_t handle, const conv_lay
         res->check = tc_check(&Y, &sample, ref, tc_precision_get(prec), K_red, 1.0);
         res->pass = res->check.pass;
         res->row = prec;
-        res->coarse = K_red > tc_precision_k_verifiable(tc_precision_get(prec));
         free(ref);
         tc_sample_free(&sample);
 
@@ -640,13 +638,13 @@ static void print_row(FILE *f, const conv_variant *v, const case_result *r, doub
     fprintf(f, "%-19s %-38s %8.1f %9.3f %8.1f %8s %10.3g %s\n", v->name, r->used,
             (double)r->ws_bytes / (1 << 20), r->timing.ms_median, r->rate, pct,
             r->check.rel_fro_err,
-            !r->pass    ? "FAIL"
-            : r->coarse ? "coarse"
-                        : "PASS");
-    if (strcmp(r->row, v->precision) != 0 || r->coarse)
+            !r->pass          ? "FAIL"
+            : r->check.coarse ? "coarse"
+                              : "PASS");
+    if (strcmp(r->row, v->precision) != 0 || r->check.coarse)
         fprintf(f, "    checked with the tolerance row %s%s\n", r->row,
-                r->coarse ? ": the reduction is longer than it can verify (gross errors only)"
-                          : "");
+                r->check.coarse ? ": the reduction is longer than it can verify (gross errors only)"
+                                : "");
     if (!r->pass) {
         fprintf(f, "    ");
         tc_check_print(&r->check, f);
@@ -699,7 +697,7 @@ static int run_layer(const tc_args *a, const tc_device_info *dev, cudnnHandle_t 
                 row.baseline = BASELINE;
                 row.pct_of_baseline =
                     base >= 0 && res[base].rate > 0 ? 100 * res[i].rate / res[base].rate : 0;
-                row.verified = !res[i].pass ? 0 : res[i].coarse ? TC_VERIFIED_COARSE : 1;
+                row.verified = !res[i].pass ? 0 : res[i].check.coarse ? TC_VERIFIED_COARSE : 1;
                 tc_bench_csv_write(csv, &row, dev);
             }
         }
@@ -727,7 +725,7 @@ static int run_tests(const tc_args *a, const tc_device_info *dev)
             printf("%s %-19s %-14s %-38s ", r.pass ? "PASS" : "FAIL", v->name, test_shapes[t].name,
                    r.used);
             tc_test_line_end(r.ran, r.pass, &r.check, r.message, &passed, &failed);
-            if (r.ran && r.coarse)
+            if (r.ran && r.check.coarse)
                 printf("    coarse: checked with %s, which cannot verify this reduction length "
                        "(gross errors only)\n",
                        r.row);

@@ -70,7 +70,6 @@ static const int n_test_cases = (int)(sizeof test_cases / sizeof test_cases[0]);
 
 typedef struct {
     int ran, skipped, not_applicable, pass;
-    int coarse; /* K is beyond what the precision can verify: the check catches gross errors only */
     char message[256];
     tc_check_result check;
     tc_timing timing;
@@ -456,7 +455,6 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
         double s = hp->s * fmax(1.0, fabs(ab.alpha));
         res->check = tc_check(&C, &sample, ref, prec, K, s);
         res->pass = res->check.pass;
-        res->coarse = K > tc_precision_k_verifiable(prec);
         /* the padding between rows (columns) of C, the elements before it and the tail after it
          * must still hold what they held: the poison */
         const long outside = tc_gemm_outside_writes(h_all_c, prec->out, off_c, nc, p.ldc,
@@ -551,9 +549,9 @@ static void print_table_row(FILE *f, const char *label, const tc_gemm_variant *v
     fprintf(f, "%-20s %-9s %-17s %9.3f %9.3f %9.1f %8s %10.3g %10.3g %10.3g %s\n", label,
             v->precision, size, r->timing.ms_median, r->timing.ms_min, r->rate, pcts,
             r->check.max_abs_err, r->check.rel_fro_err, r->data_err,
-            !r->pass    ? "FAIL"
-            : r->coarse ? "coarse"
-                        : "PASS");
+            !r->pass          ? "FAIL"
+            : r->check.coarse ? "coarse"
+                              : "PASS");
     if (!r->pass) {
         fprintf(f, "    ");
         tc_check_print(&r->check, f);
@@ -798,7 +796,7 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
         row.unit = rate_unit(tc_precision_get(b->v->precision));
         row.baseline = base;
         row.pct_of_baseline = pct;
-        row.verified = !b->r.pass ? 0 : b->r.coarse ? TC_VERIFIED_COARSE : 1;
+        row.verified = !b->r.pass ? 0 : b->r.check.coarse ? TC_VERIFIED_COARSE : 1;
         tc_bench_csv_write(csv, &row, dev);
     }
     tc_bench_csv_close(csv);

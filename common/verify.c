@@ -323,6 +323,7 @@ tc_check_result tc_check(const tc_matrix *C, const tc_sample *s, const double *r
     r.rel_fro_err = ref2 > 0 ? sqrt(err2 / ref2) : sqrt(err2);
     if (r.nans || r.unwritten) r.rel_fro_err = NAN;
     r.pass = r.bad == 0 && r.checked > 0;
+    r.coarse = K > tc_precision_k_verifiable(p);
     return r;
 }
 

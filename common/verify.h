@@ -114,6 +114,7 @@ typedef struct {
     double worst_got, worst_ref, worst_ratio;
     int exact;
     int pass;
+    int coarse; /* K is beyond tc_precision_k_verifiable: a pass means no gross error, no more */
 } tc_check_result;
 
 /* Compares the GPU's C (host copy, as a view) with ref on the sample. */

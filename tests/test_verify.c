@@ -337,6 +337,8 @@ static int unit_tolerance_rows_catch_lost_work(void)
                     tc_store(hc, p->out, (size_t)e, out);
                 }
                 const tc_check_result r = tc_check(&C, &smp, ref, p, K, s_check);
+                UNIT_CHECK(r.coarse == (K > kv), "%s K=%ld: coarse is %d, the limit %ld", p->name,
+                           K, r.coarse, kv);
                 if (control < 0)
                     UNIT_CHECK(r.pass, "%s K=%ld: a simulated correct result fails (%.3g of atol)",
                                p->name, K, r.max_abs_err / r.atol);
