@@ -78,10 +78,13 @@ LDLIBS    := -lpthread -ldl -lm
 
 # The targets in SM below $(1), and the targets a chapter with minimum SM $(1) and architecture
 # suffix $(2) can use: those at or above its minimum, or for "a" (sm_90a-only) code exactly 90.
-# Each becomes -gencode=arch=compute_XX,code=sm_XX (real code, no PTX: build for your GPU).
+# Each becomes -gencode=arch=compute_XX,code=sm_XX (real code, no PTX: build for your GPU); with
+# $(3) = "a" (a program with Hopper-only kernels beside portable ones, $(p)_SM90 := a) the target
+# 90 becomes sm_90a, which runs on the same GPUs as sm_90.
 below       = $(foreach s,$(SM),$(if $(shell [ $(s) -lt $(1) ] && echo y),$(s)))
 chapter_sms = $(if $(2),$(filter 90,$(SM)),$(filter-out $(call below,$(1)),$(SM)))
-gencode     = $(foreach s,$(call chapter_sms,$(1),$(2)),-gencode=arch=compute_$(s)$(2),code=sm_$(s)$(2))
+target_sfx  = $(or $(2),$(if $(filter 90,$(1)),$(3)))
+gencode     = $(foreach s,$(call chapter_sms,$(1),$(2)),-gencode=arch=compute_$(s)$(call target_sfx,$(s),$(2),$(3)),code=sm_$(s)$(call target_sfx,$(s),$(2),$(3)))
 
 # Everything is rebuilt when the compilers, flags or targets change (e.g. `make SM=80`, then
 # `make`): objects depend on a stamp file whose content is the current settings.
@@ -130,6 +133,9 @@ $(BUILD)/tests/common/%: $(BUILD)/tests/%.c.o $(LIBCOMMON)
 #   $(d)_LIBS    libraries to link (e.g. -lcublas)
 #   $(d)_MIN_SM  minimum compute capability (e.g. 80)
 #   $(d)_ARCH    "a" when the code is sm_90a-only (wgmma, setmaxnreg); empty otherwise
+#   $(d)_SM90    "a" when the program has sm_90a-only kernels beside portable ones (chapter 04's
+#                wgmma rungs): the target 90 is compiled as sm_90a; the kernels guard their bodies
+#                with TC_SM90A and the host checks which code the GPU runs
 #   $(d)_NEEDS   "cudnn" when it needs cuDNN (skipped without it), "cudnn?" when it uses cuDNN
 #                where found (compiled with -DTC_HAVE_CUDNN=1 then) and builds without it
 #   $(d)_CPU_TESTS      optional: the chapter's CPU test programs, test_x.c files in the folder
@@ -181,13 +187,14 @@ endef
 define program_rules
 $(2)_MIN_SM := $$(or $$($(2)_MIN_SM),$$($(1)_MIN_SM))
 $(2)_ARCH   := $$(or $$($(2)_ARCH),$$($(1)_ARCH))
+$(2)_SM90   := $$(or $$($(2)_SM90),$$($(1)_SM90))
 $(2)_USE_SM := $$(call chapter_sms,$$($(2)_MIN_SM),$$($(2)_ARCH))
 $(2)_SKIP := $$(if $$($(2)_USE_SM),,$$(if $$($(2)_ARCH),needs sm_90$$($(2)_ARCH) (90 in SM) and SM="$$(SM)",no target in SM="$$(SM)" is sm_$$($(2)_MIN_SM) or newer))
 $(2)_SKIP := $$(or $$($(2)_SKIP),$$(if $$(filter cudnn,$$($(1)_NEEDS)),$$(if $$(HAVE_CUDNN),,cuDNN not found)))
 ifeq ($$($(2)_SKIP),)
 BUILT_ITEMS += $(1)/$(2)
 BUILT_PROGRAMS += $(BUILD)/bin/$(2)
-$(2)_GENCODE := $$(call gencode,$$($(2)_MIN_SM),$$($(2)_ARCH))
+$(2)_GENCODE := $$(call gencode,$$($(2)_MIN_SM),$$($(2)_ARCH),$$($(2)_SM90))
 $(2)_OBJ := $$(patsubst %,$(BUILD)/$(1)/%.o,$$($(2)_SRCS))
 
 $$(patsubst %,$(BUILD)/$(1)/%.o,$$(filter %.cu,$$($(2)_SRCS))): $(BUILD)/$(1)/%.cu.o: $(1)/%.cu $(FLAGS_STAMP)

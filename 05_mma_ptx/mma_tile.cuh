@@ -14,34 +14,17 @@
  *
  * The tile layout (kmajor_tile) and the ldmatrix loaders (a_frag_lane_offset, b_frag_lane_offset,
  * load_a_frag_ldmatrix, load_b_frags_ldmatrix) are in common/kmajor_tile.cuh, shared with chapter
- * 07's int8 GEMM; this file adds the mma dispatch by input type and the loaders only chapter 05
- * uses (by hand, and ldmatrix .trans). */
+ * 07's int8 GEMM; the mma dispatch by input type (mma_f32<T>) and the pipelined GEMM of v5 and v6
+ * are in common/mma_pipeline.cuh, shared with chapter 04's tf32 GEMM. This file adds the loaders
+ * only chapter 05 uses (by hand, and ldmatrix .trans). */
 #ifndef MMA_TILE_CUH
 #define MMA_TILE_CUH
 
 #include "kmajor_tile.cuh"
+#include "mma_pipeline.cuh"
 #include "mma_sync.cuh"
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <stdint.h>
-
-/* mma_f32<T>::run(d, a, b): the m16n8k16 mma with f32 accumulate for input type T. */
-template <class T> struct mma_f32;
-template <> struct mma_f32<__half> {
-    static __device__ __forceinline__ void run(float (&d)[4], const uint32_t (&a)[4],
-                                               const uint32_t (&b)[2])
-    {
-        mma_m16n8k16_f16f32(d, a, b);
-    }
-};
-template <> struct mma_f32<__nv_bfloat16> {
-    static __device__ __forceinline__ void run(float (&d)[4], const uint32_t (&a)[4],
-                                               const uint32_t (&b)[2])
-    {
-        mma_m16n8k16_bf16f32(d, a, b);
-    }
-};
 
 /* ---- fragments by hand: 32-bit shared loads following the map of mma_m16n8k16 -------------- */
 static __device__ __forceinline__ uint32_t lds32(const unsigned char *p)

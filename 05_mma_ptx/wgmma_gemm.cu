@@ -73,84 +73,21 @@
  */
 #include "wgmma_gemm.h"
 
-#include "gemm_tiles.cuh"
-#include "tma_map.h"
-#include "wgmma_ptx.cuh"
+#include "wgmma_gemm.h"
+
+#include "wgmma_pipeline.cuh"
 
 #include <stdint.h>
 #include <stdlib.h>
 
 const wgmma_input wgmma_in_f16 = WGMMA_IN_F16, wgmma_in_bf16 = WGMMA_IN_BF16;
 
-constexpr int BK = 64;         /* a k-tile: 64 16-bit values = one 128-byte swizzle row */
-constexpr int ROW_BYTES = 128; /* one row of an operand tile */
-constexpr int MMA_K = 16;      /* k of one wgmma */
-constexpr int KSTEPS = BK / MMA_K;
-constexpr int WG_THREADS = 128; /* a warpgroup */
-constexpr int WG_M = 64;        /* rows of C per consumer warpgroup (m64) */
+/* The tile configuration (wg_config), the epilogue, the four wgmma of a k-tile, the ring of
+ * stages and the warp-specialised kernel of v3 and v4 (gemm_warpspec) are in
+ * common/wgmma_pipeline.cuh, shared with chapter 04's tf32 rung; v1 and v2 below are this
+ * chapter's own steps towards it. */
+constexpr int BK = wg_bk<__half>(); /* a k-tile: 64 16-bit values = one 128-byte swizzle row */
 static_assert(BK * 2 == ROW_BYTES, "a k-tile row is one 128-byte swizzle row");
-
-/* ================================================================================================
- * The configuration of a kernel: CONSUMERS warpgroups compute a (64 CONSUMERS) x BN tile of C;
- * STAGES k-tiles of A and B live in shared memory at once, followed by the mbarriers.
- * ============================================================================================== */
-template <int BN_, int STAGES_, int CONSUMERS_> struct wg_config {
-    static constexpr int BN = BN_, STAGES = STAGES_, CONSUMERS = CONSUMERS_;
-    static constexpr int BM = WG_M * CONSUMERS;
-    static constexpr int ACC = BN / 2; /* f32 accumulators per thread */
-    static constexpr int A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES;
-    static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
-    static constexpr int BARRIER_BYTES = 2 * STAGES * 8; /* a full and an empty one per stage */
-    /* 1024 of slack: the dynamic shared memory is aligned to 1024 bytes by hand */
-    static constexpr size_t SMEM_BYTES = (size_t)STAGES * STAGE_BYTES + BARRIER_BYTES + 1024;
-
-    static_assert(BN == 128 || BN == 256, "wgmma_op is instantiated for n128 and n256");
-    static_assert(A_BYTES % 1024 == 0 && B_BYTES % 1024 == 0,
-                  "every tile starts at a swizzle atom (8 rows x 128 bytes)");
-    static_assert(STAGES >= 2, "a ring needs two stages");
-};
-
-/* The 128-byte swizzle wants each tile at a multiple of 1024 bytes; dynamic shared memory is
- * only guaranteed 16-byte alignment. */
-static __device__ __forceinline__ unsigned char *align_1024(unsigned char *p)
-{
-    return p + ((1024u - (smem_u32(p) & 1023u)) & 1023u);
-}
-
-/* ================================================================================================
- * Epilogue (every rung): straight from the accumulators. Register d[i] of warp j of the
- * warpgroup, lane 4g + t, is C(row0 + 16j + g + 8((i/2)%2), col0 + 8(i/4) + 2t + i%2)
- * (wgmma_ptx.cuh): pairs (d[i], d[i+1]) are neighbours, one float2 each. Four lanes of a row
- * cover 32 contiguous bytes, one whole sector.
- * ============================================================================================== */
-template <int ACC>
-__device__ __forceinline__ void epilogue_direct(const float (&d)[ACC], float *__restrict__ C,
-                                                long ldc, int row0, int col0, int M, int N,
-                                                float alpha, float beta, bool vec2)
-{
-    const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
-#pragma unroll
-    for (int i = 0; i < ACC; i += 2)
-        store_pair(C, ldc, row0 + 16 * warp + g + 8 * (i / 2 % 2), col0 + 8 * (i / 4) + 2 * t, M, N,
-                   d[i], d[i + 1], alpha, beta, vec2);
-}
-
-/* The 4 wgmma of one k-tile for one consumer warpgroup: a, b = shared-memory addresses of its 64
- * rows of A and of the BN rows of B; k-step kk starts 32 kk bytes into the rows. first: the first
- * k-tile of an output tile, whose first wgmma overwrites D instead of adding to it. */
-template <class T, class Cfg>
-__device__ __forceinline__ void wgmma_k_tile(float (&d)[Cfg::ACC], uint32_t a, uint32_t b,
-                                             bool first)
-{
-    wgmma_fence_operand(d);
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < KSTEPS; kk++)
-        wgmma_op<T, Cfg::BN>::run(d, wgmma_desc_sw128(a + kk * MMA_K * 2),
-                                  wgmma_desc_sw128(b + kk * MMA_K * 2), first && kk == 0 ? 0 : 1);
-    wgmma_commit_group();
-    wgmma_fence_operand(d);
-}
 
 /* ================================================================================================
  * v1: cp.async into a ring, the swizzle written by hand, barriers for the whole block
@@ -230,62 +167,6 @@ __global__ void __launch_bounds__(Cfg::CONSUMERS *WG_THREADS, 1)
 }
 
 /* ================================================================================================
- * The ring of stages shared by v2..v4: full[s] (1 arrival, the producer's expect_tx, plus the
- * bytes) and empty[s] (one arrival per consumer warp, of every block of the cluster).
- * ============================================================================================== */
-template <class Cfg> struct ring {
-    unsigned char *smem;
-    uint64_t *full, *empty;
-    __device__ __forceinline__ explicit ring(unsigned char *aligned)
-        : smem(aligned), full((uint64_t *)(aligned + Cfg::STAGES * Cfg::STAGE_BYTES)),
-          empty(full + Cfg::STAGES)
-    {
-    }
-    __device__ __forceinline__ unsigned char *a(int s) const { return smem + s * Cfg::STAGE_BYTES; }
-    __device__ __forceinline__ unsigned char *b(int s) const { return a(s) + Cfg::A_BYTES; }
-    /* thread 0, before any use (then a barrier, or a cluster barrier) */
-    __device__ __forceinline__ void init(unsigned empty_arrivals) const
-    {
-        for (int s = 0; s < Cfg::STAGES; s++) {
-            mbar_init(&full[s], 1);
-            mbar_init(&empty[s], empty_arrivals);
-        }
-        fence_mbarrier_init();
-    }
-};
-
-/* Producer side: the k-tile (k index kt) of A rows m0.. and of B rows n0.. into stage s. With a
- * cluster, B is loaded in CLUSTER_M slices, this block's slice multicast to all of them. */
-template <class Cfg, int CLUSTER_M>
-__device__ __forceinline__ void issue_k_tile(const ring<Cfg> &r, int s, const CUtensorMap *map_a,
-                                             const CUtensorMap *map_b, int kt, int m0, int n0,
-                                             unsigned rank)
-{
-    mbar_arrive_expect_tx(&r.full[s], Cfg::STAGE_BYTES); /* A, and all of B from every slice */
-    tma_load_2d(r.a(s), map_a, &r.full[s], kt * BK, m0);
-    if (CLUSTER_M == 1) {
-        tma_load_2d(r.b(s), map_b, &r.full[s], kt * BK, n0);
-    } else {
-        constexpr int SLICE = Cfg::BN / CLUSTER_M;
-        tma_load_2d_multicast(r.b(s) + rank * SLICE * ROW_BYTES, map_b, &r.full[s], kt * BK,
-                              n0 + (int)rank * SLICE, (uint16_t)((1u << CLUSTER_M) - 1));
-    }
-}
-
-/* Consumer side: this warp is done with stage s (its wgmma groups that read it completed). With a
- * cluster, lane c tells block c: every block's producer waits for the consumers of all of them,
- * because its multicast writes into all of them. */
-template <int CLUSTER_M> __device__ __forceinline__ void release_stage(uint64_t *empty)
-{
-    const unsigned lane = threadIdx.x % 32;
-    if (CLUSTER_M == 1) {
-        if (lane == 0) mbar_arrive(empty);
-    } else if (lane < (unsigned)CLUSTER_M) {
-        mbar_arrive_cluster(empty, lane);
-    }
-}
-
-/* ================================================================================================
  * v2: the TMA ring, every warpgroup a consumer, thread 0 also the producer
  * ============================================================================================== */
 template <class T, class Cfg, int GROUP_M>
@@ -306,7 +187,7 @@ __global__ void __launch_bounds__(Cfg::CONSUMERS *WG_THREADS, 1)
 
     if (threadIdx.x == 0)
         for (int t = 0; t < Cfg::STAGES && t < k_tiles; t++)
-            issue_k_tile<Cfg, 1>(r, t, &map_a, &map_b, t, m0, n0, 0);
+            issue_k_tile<T, Cfg, 1>(r, t, &map_a, &map_b, t, m0, n0, 0);
     float d[Cfg::ACC];
 #pragma unroll
     for (int i = 0; i < Cfg::ACC; i++) d[i] = 0.0f;
@@ -325,98 +206,13 @@ __global__ void __launch_bounds__(Cfg::CONSUMERS *WG_THREADS, 1)
             release_stage<1>(&r.empty[p]);
             if (threadIdx.x == 0 && t - 1 + Cfg::STAGES < k_tiles) {
                 mbar_wait(&r.empty[p], (t - 1) / Cfg::STAGES % 2);
-                issue_k_tile<Cfg, 1>(r, p, &map_a, &map_b, t - 1 + Cfg::STAGES, m0, n0, 0);
+                issue_k_tile<T, Cfg, 1>(r, p, &map_a, &map_b, t - 1 + Cfg::STAGES, m0, n0, 0);
             }
         }
     } while (++t < k_tiles);
     wgmma_wait_group<0>();
     wgmma_fence_operand(d);
     epilogue_direct<Cfg::ACC>(d, C, ldc, m0 + wg * WG_M, n0, M, N, alpha, beta, vec2);
-}
-
-/* ================================================================================================
- * v3, v4: warp-specialised. Warpgroup 0 produces, warpgroups 1..CONSUMERS consume. A block works
- * on "units": one tile of C, or with a cluster one column of CLUSTER_M vertically neighbouring
- * tiles (block `rank` of the cluster takes the rank-th). PERSISTENT: a block walks units
- * blockIdx / CLUSTER_M, + the number of clusters, ...; else it takes one. Producer and consumers
- * walk the same sequence, and the ring's position (it) runs on across units.
- * ============================================================================================== */
-constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
-
-template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP_M>
-__global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
-    gemm_warpspec(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
-                  const __grid_constant__ CUtensorMap map_b, float *__restrict__ C, long ldc,
-                  float alpha, float beta, bool vec2)
-{
-    static_assert(PRODUCER_REGS * WG_THREADS + CONSUMER_REGS * WG_THREADS * Cfg::CONSUMERS <= 65536,
-                  "the register file holds the producer's and the consumers' registers");
-    static_assert(Cfg::BN % (8 * CLUSTER_M) == 0, "B's slices are whole 8-row swizzle atoms");
-    extern __shared__ unsigned char smem_raw[];
-    const ring<Cfg> r(align_1024(smem_raw));
-    const unsigned rank = CLUSTER_M > 1 ? cluster_ctarank() : 0;
-    if (threadIdx.x == 0) r.init(Cfg::CONSUMERS * 4 * CLUSTER_M);
-    if (CLUSTER_M > 1)
-        cluster_sync(); /* the partner's barriers exist before anything arrives on them */
-    else
-        __syncthreads();
-
-    const int tiles_m = (M + Cfg::BM - 1) / Cfg::BM, tiles_n = (N + Cfg::BN - 1) / Cfg::BN;
-    const int units_m = (tiles_m + CLUSTER_M - 1) / CLUSTER_M, units = units_m * tiles_n;
-    const int first = blockIdx.x / CLUSTER_M;
-    const int step = PERSISTENT ? gridDim.x / CLUSTER_M : units;
-    const int k_tiles = (K + BK - 1) / BK;
-    const int wg = threadIdx.x / WG_THREADS;
-    /* the origin of this block's tile in unit u: the same for producer and consumers */
-    const auto unit_origin = [&](int u, int &m0, int &n0) {
-        int um, tn;
-        tile_coords<GROUP_M>(u, units_m, tiles_n, &um, &tn);
-        m0 = (um * CLUSTER_M + (int)rank) * Cfg::BM, n0 = tn * Cfg::BN;
-    };
-
-    if (wg == 0) {
-        setmaxnreg_dec<PRODUCER_REGS>();
-        if (threadIdx.x == 0) {
-            int it = 0;
-            for (int u = first; u < units; u += step) {
-                int m0, n0;
-                unit_origin(u, m0, n0);
-                for (int t = 0; t < k_tiles; t++, it++) {
-                    const int s = it % Cfg::STAGES;
-                    /* the use-th fill of stage s waits for the consumers' release of fill use-1 */
-                    if (it >= Cfg::STAGES) mbar_wait(&r.empty[s], (it / Cfg::STAGES - 1) % 2);
-                    issue_k_tile<Cfg, CLUSTER_M>(r, s, &map_a, &map_b, t, m0, n0, rank);
-                }
-            }
-        }
-        __syncwarp();
-    } else {
-        setmaxnreg_inc<CONSUMER_REGS>();
-        const int cw = wg - 1; /* this consumer's 64 rows of the tile */
-        float d[Cfg::ACC];
-#pragma unroll
-        for (int i = 0; i < Cfg::ACC; i++) d[i] = 0.0f;
-        int it = 0;
-        for (int u = first; u < units; u += step) {
-            int m0, n0;
-            unit_origin(u, m0, n0);
-            for (int t = 0; t < k_tiles; t++, it++) {
-                const int s = it % Cfg::STAGES;
-                mbar_wait(&r.full[s], it / Cfg::STAGES % 2);
-                wgmma_k_tile<T, Cfg>(d, smem_u32(r.a(s)) + cw * WG_M * ROW_BYTES, smem_u32(r.b(s)),
-                                     t == 0);
-                wgmma_wait_group<1>(); /* the previous k-tile's group is done */
-                if (t > 0) release_stage<CLUSTER_M>(&r.empty[(it - 1) % Cfg::STAGES]);
-            }
-            wgmma_wait_group<0>();
-            wgmma_fence_operand(d);
-            release_stage<CLUSTER_M>(&r.empty[(it - 1) % Cfg::STAGES]);
-            epilogue_direct<Cfg::ACC>(d, C, ldc, m0 + cw * WG_M, n0, M, N, alpha, beta, vec2);
-        }
-    }
-    /* with a cluster: no block may exit while its partner can still multicast into its shared
-     * memory or arrive on its barriers */
-    if (CLUSTER_M > 1) cluster_sync();
 }
 
 /* ================================================================================================
@@ -433,47 +229,15 @@ static bool is_bf16(const tc_gemm_variant *v)
 {
     return *(const wgmma_input *)v->impl == WGMMA_IN_BF16;
 }
-static bool c_vec2(const tc_gemm_problem *p)
-{
-    return (uintptr_t)p->d_c % 8 == 0 && p->ldc % 2 == 0;
-}
-
-/* What prepare() works out once and launch() uses: the tensor maps and the grid. */
-typedef struct {
-    CUtensorMap map_a, map_b;
-    unsigned grid;
-} wg_plan;
-
-/* NULL, or why the TMA cannot read A or B (a TC_GEMM_SKIP message: the problem is valid) */
-static const char *tma_unsupported(const tc_gemm_problem *p)
-{
-    static char why[160];
-    const char *a = tma_operand_unsupported(p->d_a, p->lda);
-    const char *b = tma_operand_unsupported(p->d_b, p->ldb);
-    if (!a && !b) return NULL;
-    snprintf(why, sizeof why, TC_GEMM_SKIP "%s: %s", a ? "A" : "B", a ? a : b);
-    return why;
-}
-
-static wg_plan *make_plan(const tc_gemm_variant *v, const tc_gemm_problem *p, int bm, int b_box)
-{
-    wg_plan *plan = (wg_plan *)malloc(sizeof *plan);
-    if (!plan) return NULL;
-    plan->map_a = tma_map_kmajor(p->d_a, is_bf16(v), p->M, p->K, p->lda, bm);
-    plan->map_b = tma_map_kmajor(p->d_b, is_bf16(v), p->N, p->K, p->ldb, b_box);
-    return plan;
-}
 
 /* ---- v2 ------------------------------------------------------------------------------------ */
-static const char *prepare_v2(const tc_gemm_variant *v, tc_gemm_problem *p)
+template <class T> static const char *prepare_v2(tc_gemm_problem *p)
 {
-    const char *why = tma_unsupported(p);
+    const char *why = wg_tma_unsupported<T>(p);
     if (why) return why;
-    why = is_bf16(v)
-              ? allow_smem((const void *)gemm_tma<__nv_bfloat16, V2, GROUP_M>, V2::SMEM_BYTES)
-              : allow_smem((const void *)gemm_tma<__half, V2, GROUP_M>, V2::SMEM_BYTES);
+    why = allow_smem((const void *)gemm_tma<T, V2, GROUP_M>, V2::SMEM_BYTES);
     if (why) return why;
-    wg_plan *plan = make_plan(v, p, V2::BM, V2::BN);
+    wg_plan *plan = wg_make_plan<T>(p, V2::BM, V2::BN);
     if (!plan) return "out of host memory";
     plan->grid = tile_count(p, V2::BM, V2::BN);
     p->plan = plan;
@@ -485,67 +249,7 @@ template <class T> static void launch_v2(const tc_gemm_problem *p, cudaStream_t 
     const wg_plan *plan = (const wg_plan *)p->plan;
     gemm_tma<T, V2, GROUP_M><<<plan->grid, V2::CONSUMERS * WG_THREADS, V2::SMEM_BYTES, stream>>>(
         p->M, p->N, p->K, plan->map_a, plan->map_b, (float *)p->d_c, p->ldc, p->alpha, p->beta,
-        c_vec2(p));
-}
-
-/* ---- v3, v4: one kernel template (and the choices NOTES.md records) ------------------------- */
-static cudaLaunchConfig_t ws_launch_config(unsigned grid, int cluster, cudaLaunchAttribute *attr,
-                                           cudaStream_t stream)
-{
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(grid, 1, 1);
-    cfg.blockDim = dim3((V3::CONSUMERS + 1) * WG_THREADS, 1, 1);
-    cfg.dynamicSmemBytes = V3::SMEM_BYTES;
-    cfg.stream = stream;
-    attr->id = cudaLaunchAttributeClusterDimension;
-    attr->val.clusterDim.x = (unsigned)cluster, attr->val.clusterDim.y = 1;
-    attr->val.clusterDim.z = 1;
-    cfg.attrs = attr, cfg.numAttrs = 1;
-    return cfg;
-}
-
-template <bool PERSISTENT, int CLUSTER_M, int GROUP>
-static const char *prepare_ws(const tc_gemm_variant *v, tc_gemm_problem *p)
-{
-    const char *why = tma_unsupported(p);
-    if (why) return why;
-    const void *kernel =
-        is_bf16(v) ? (const void *)gemm_warpspec<__nv_bfloat16, V3, PERSISTENT, CLUSTER_M, GROUP>
-                   : (const void *)gemm_warpspec<__half, V3, PERSISTENT, CLUSTER_M, GROUP>;
-    why = allow_smem(kernel, V3::SMEM_BYTES);
-    if (why) return why;
-    /* units: one tile, or a column of CLUSTER_M tiles; persistent: as many blocks (clusters) as
-     * fit on the GPU at once, one per SM */
-    const unsigned tiles_m = (unsigned)((p->M + V3::BM - 1) / V3::BM);
-    const unsigned units =
-        (tiles_m + CLUSTER_M - 1) / CLUSTER_M * (unsigned)((p->N + V3::BN - 1) / V3::BN);
-    unsigned resident = units;
-    if (PERSISTENT) {
-        cudaLaunchAttribute attr;
-        int dev = 0, sms = 0, clusters = 0;
-        TC_CUDA_CHECK(cudaGetDevice(&dev));
-        TC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        cudaLaunchConfig_t cfg = ws_launch_config((unsigned)(CLUSTER_M * sms), CLUSTER_M, &attr, 0);
-        TC_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
-        if (clusters < 1) return TC_GEMM_SKIP "no block (cluster) of this kernel fits on this GPU";
-        resident = (unsigned)clusters;
-    }
-    wg_plan *plan = make_plan(v, p, V3::BM, V3::BN / CLUSTER_M);
-    if (!plan) return "out of host memory";
-    plan->grid = CLUSTER_M * (units < resident ? units : resident);
-    p->plan = plan;
-    return NULL;
-}
-
-template <class T, bool PERSISTENT, int CLUSTER_M, int GROUP>
-static void launch_ws(const tc_gemm_problem *p, cudaStream_t stream)
-{
-    const wg_plan *plan = (const wg_plan *)p->plan;
-    cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = ws_launch_config(plan->grid, CLUSTER_M, &attr, stream);
-    TC_CUDA_CHECK(cudaLaunchKernelEx(&cfg, gemm_warpspec<T, V3, PERSISTENT, CLUSTER_M, GROUP>, p->M,
-                                     p->N, p->K, plan->map_a, plan->map_b, (float *)p->d_c, p->ldc,
-                                     p->alpha, p->beta, c_vec2(p)));
+        wg_c_vec2(p));
 }
 
 /* ---- the hooks ------------------------------------------------------------------------------ */
@@ -564,7 +268,7 @@ extern "C" void wgmma_v1_launch(const tc_gemm_variant *v, const tc_gemm_problem 
     const unsigned grid = tile_count(p, V1::BM, V1::BN);
 #define V1_ARGS                                                                                    \
     p->M, p->N, p->K, (const uint16_t *)p->d_a, p->lda, (const uint16_t *)p->d_b, p->ldb,          \
-        (float *)p->d_c, p->ldc, p->alpha, p->beta, vec_a, vec_b, c_vec2(p)
+        (float *)p->d_c, p->ldc, p->alpha, p->beta, vec_a, vec_b, wg_c_vec2(p)
     if (is_bf16(v))
         gemm_cp_async<__nv_bfloat16, V1, GROUP_M>
             <<<grid, V1::CONSUMERS * WG_THREADS, V1::SMEM_BYTES, stream>>>(V1_ARGS);
@@ -576,7 +280,7 @@ extern "C" void wgmma_v1_launch(const tc_gemm_variant *v, const tc_gemm_problem 
 
 extern "C" const char *wgmma_v2_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
-    return prepare_v2(v, p);
+    return is_bf16(v) ? prepare_v2<__nv_bfloat16>(p) : prepare_v2<__half>(p);
 }
 extern "C" void wgmma_v2_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
                                 cudaStream_t stream)
@@ -590,22 +294,19 @@ extern "C" void wgmma_v2_launch(const tc_gemm_variant *v, const tc_gemm_problem 
 #define WS_HOOKS(vn, PERSISTENT, CLUSTER_M, GROUP)                                                 \
     extern "C" const char *wgmma_##vn##_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)      \
     {                                                                                              \
-        return prepare_ws<PERSISTENT, CLUSTER_M, GROUP>(v, p);                                     \
+        return is_bf16(v) ? ws_prepare<__nv_bfloat16, V3, PERSISTENT, CLUSTER_M, GROUP>(p)         \
+                          : ws_prepare<__half, V3, PERSISTENT, CLUSTER_M, GROUP>(p);               \
     }                                                                                              \
     extern "C" void wgmma_##vn##_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,        \
                                         cudaStream_t stream)                                       \
     {                                                                                              \
         if (is_bf16(v))                                                                            \
-            launch_ws<__nv_bfloat16, PERSISTENT, CLUSTER_M, GROUP>(p, stream);                     \
+            ws_launch<__nv_bfloat16, V3, PERSISTENT, CLUSTER_M, GROUP>(p, stream);                 \
         else                                                                                       \
-            launch_ws<__half, PERSISTENT, CLUSTER_M, GROUP>(p, stream);                            \
+            ws_launch<__half, V3, PERSISTENT, CLUSTER_M, GROUP>(p, stream);                        \
     }
 WS_HOOKS(v3, false, 1, GROUP_M)
 WS_HOOKS(v4, true, V4_CLUSTER, GROUP_M)
 #undef WS_HOOKS
 
-extern "C" void wgmma_release(const tc_gemm_variant *v, tc_gemm_problem *p)
-{
-    free(p->plan);
-    p->plan = NULL;
-}
+extern "C" void wgmma_release(const tc_gemm_variant *v, tc_gemm_problem *p) { ws_release(p); }

@@ -106,8 +106,10 @@ extern "C" void probe_wgmma_launch(int bf16, int n, int by_tma, const uint16_t *
                                    float *d, cudaStream_t stream)
 {
     /* the maps describe exactly the valid part: the TMA fills the rest of each box with zeros */
-    const CUtensorMap ma = tma_map_kmajor(a, bf16, m_valid, k_valid, k_valid, 64);
-    const CUtensorMap mb = tma_map_kmajor(b, bf16, n_valid, k_valid, k_valid, n);
+    const CUtensorMapDataType type =
+        bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    const CUtensorMap ma = tma_map_kmajor(a, type, m_valid, k_valid, k_valid, 64);
+    const CUtensorMap mb = tma_map_kmajor(b, type, n_valid, k_valid, k_valid, n);
     const size_t smem = probe_wgmma_smem(n);
 #define PROBE_LAUNCH(T, NN)                                                                        \
     do {                                                                                           \

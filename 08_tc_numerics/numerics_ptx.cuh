@@ -1,8 +1,7 @@
 /* 08_tc_numerics/numerics_ptx.cuh - the mma.sync variants chapter 08 probes that
- * common/mma_sync.cuh does not have (that file provides mma_m16n8k16_f16f32, _bf16f32 and _f16f16
- * with their lane maps; the quad-map notation below is the same):
+ * common/mma_sync.cuh does not have (that file provides mma_m16n8k16_f16f32, _bf16f32, _f16f16 and
+ * mma_m16n8k8_tf32f32 with their lane maps; the quad-map notation below is the same):
  *
- *   mma_m16n8k8_tf32f32   mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32    sm_80
  *   mma_m16n8k32_e4m3f32  mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32   sm_89
  *   mma_m16n8k32_e5m2f32  mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32   sm_89
  *   mma_m16n8k32_e4m3f16  mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16   sm_89
@@ -10,7 +9,7 @@
  *
  * Layouts (PTX ISA, "Matrix Fragments for mma.m16n8k8" and "... mma.m16n8k32"); lane = 4g + t:
  *
- *   m16n8k8 .tf32 (one 32-bit register per element):
+ *   m16n8k8 .tf32 (one 32-bit register per element; the wrapper is in common/mma_sync.cuh):
  *     A 16x8:  a[0] (m = g,   k = t)      a[2] (m = g,   k = t + 4)
  *              a[1] (m = g+8, k = t)      a[3] (m = g+8, k = t + 4)
  *     B 8x8:   b[0] (k = t, n = g)        b[1] (k = t + 4, n = g)
@@ -45,15 +44,6 @@
 #endif
 
 // clang-format off
-static __device__ __forceinline__ void mma_m16n8k8_tf32f32(float (&d)[4], const uint32_t (&a)[4],
-                                                           const uint32_t (&b)[2])
-{
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
 static __device__ __forceinline__ void mma_m16n8k32_e4m3f32(float (&d)[4], const uint32_t (&a)[4],
                                                             const uint32_t (&b)[2])
 {

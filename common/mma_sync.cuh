@@ -1,12 +1,13 @@
 /* common/mma_sync.cuh - mma.sync (sm_80+) as small inline-PTX functions, one per instruction, each
  * with the fragment layout it assumes. Chapter 05 teaches them and builds its GEMM ladder on them;
- * chapters 06 (dense stencil bands) and 08 (the numerics probes) use them too. It includes
- * common/cp_async.cuh and common/ldmatrix.cuh, so one include gives a kernel everything it needs
- * to feed mma.sync from shared memory; copy the three files together.
+ * chapters 04 (the tf32 mma.sync GEMM), 06 (dense stencil bands) and 08 (the numerics probes) use
+ * them too. It includes common/cp_async.cuh and common/ldmatrix.cuh, so one include gives a kernel
+ * everything it needs to feed mma.sync from shared memory; copy the three files together.
  *
  *   mma_m16n8k16_f16f32   mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32    D = A B + D
  *   mma_m16n8k16_bf16f32  mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32  D = A B + D
  *   mma_m16n8k16_f16f16   mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16    D = A B + D, f16 D
+ *   mma_m16n8k8_tf32f32   mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32   D = A B + D, tf32 in
  *   ldmatrix_x4           ldmatrix.sync.aligned.m8n8.x4.shared.b16             4 8x8 tiles
  *   ldmatrix_x4_trans     ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16       the same, transposed
  *   smem_u32              the shared-memory address ldmatrix and cp.async take
@@ -15,8 +16,10 @@
  *   cp_async_commit_group, cp_async_wait_group<N>   (these three: common/cp_async.cuh)
  *
  * Every layout below is the PTX ISA's ("Matrix Fragments for mma.m16n8k16 with floating point
- * type", "Warp-level matrix load instruction: ldmatrix"), checked on the GPU by the one-warp unit
- * tests of 05_mma_probe --test (chapter 05) before any GEMM uses it.
+ * type", "Matrix Fragments for mma.m16n8k8", "Warp-level matrix load instruction: ldmatrix"),
+ * checked on the GPU by the one-warp unit tests of 05_mma_probe --test (chapter 05) before any
+ * GEMM uses it; m16n8k8 tf32 by chapter 08's sanity probe (rows 0..7 of A) and 04_wmma_tf32
+ * --test (the whole GEMM of v6_mma_tf32).
  *
  * Notation. lane = 0..31; g = lane / 4 ("groupID", 0..7); t = lane % 4 ("threadID_in_group",
  * 0..3). A 32-bit register holding two 16-bit values keeps the lower-indexed element in its low
@@ -28,7 +31,8 @@
  *      ...
  *     row 7:     L28  L29  L30  L31
  *
- * Requires sm_80 (m16n8k16 even in f16, bf16, cp.async); ldmatrix and m16n8k8 exist from sm_75. */
+ * Requires sm_80 (m16n8k16 even in f16, bf16, tf32, cp.async); ldmatrix and the f16 m16n8k8
+ * exist from sm_75. */
 #ifndef TC_MMA_SYNC_CUH
 #define TC_MMA_SYNC_CUH
 
@@ -98,6 +102,36 @@ static __device__ __forceinline__ void mma_m16n8k16_f16f16(uint32_t (&d)[2], con
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 "
                  "{%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};\n"
                  : "+r"(d[0]), "+r"(d[1])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* ---- mma.sync m16n8k8 tf32, f32 accumulate ------------------------------------------------------
+ * D (16x8, f32) = A (16x8) * B (8x8) + D, one 32-bit register per tf32 element (an f32 value of
+ * which the tensor core reads sign, exponent and the 10 high mantissa bits, ignoring the 13 low
+ * bits: truncation, unless the data was rounded before, e.g. with cvt.rna.tf32.f32). C/D as for
+ * m16n8k16 above.
+ *
+ *   A: a[0..3], 16x8                      B: b[0..1], 8x8 (k x n), shown transposed (n x k)
+ *                k 0..3      k 4..7                          k 0..3      k 4..7
+ *              +-----------+-----------+                   +-----------+-----------+
+ *     m 0..7   |   a[0]    |   a[2]    |          n 0..7   |   b[0]    |   b[1]    |
+ *              +-----------+-----------+                   +-----------+-----------+
+ *     m 8..15  |   a[1]    |   a[3]    |
+ *              +-----------+-----------+
+ *   a[0]: m = g, k = t      a[2]: m = g, k = t + 4       b[0]: k = t, n = g
+ *   a[1]: m = g + 8, k = t  a[3]: m = g + 8, k = t + 4   b[1]: k = t + 4, n = g
+ *
+ * In bytes, this is the m16n8k16 map: lane (g, t) holds bytes 4t .. 4t+3 of rows g and g+8 (of
+ * A, or of the n-rows of a K-contiguous B) in the first 16 bytes of the 32-byte k-step (a[0],
+ * a[1], b[0]) and in the second (a[2], a[3], b[1]), one tf32 value where m16n8k16 has two halves.
+ * So ldmatrix without .trans loads tf32 fragments from rows with k contiguous, at the addresses
+ * that give f16 ones (common/mma_pipeline.cuh); .trans would split each 32-bit value. */
+static __device__ __forceinline__ void mma_m16n8k8_tf32f32(float (&d)[4], const uint32_t (&a)[4],
+                                                           const uint32_t (&b)[2])
+{
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 // clang-format on

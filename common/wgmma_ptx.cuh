@@ -1,14 +1,15 @@
-/* 05_mma_ptx/wgmma_ptx.cuh - the inline PTX of chapter 05 part 2 (Hopper, sm_90a): warpgroup MMA
+/* common/wgmma_ptx.cuh - the inline PTX of Hopper's warpgroup MMA (sm_90a): warpgroup MMA
  * (wgmma), the tensor memory accelerator (TMA) and the mbarriers its copies complete on, one
- * small function per instruction. This is the file to copy (with common/ldmatrix.cuh for
- * smem_u32).
+ * small function per instruction. Chapter 05 part 2 teaches it (f16, bf16); chapter 04 uses it
+ * for tf32. This is the file to copy (with common/ldmatrix.cuh for smem_u32).
  *
  *   wgmma_desc_sw128         the 64-bit shared-memory matrix descriptor (128-byte swizzle)
  *   wgmma_fence              wgmma.fence.sync.aligned
  *   wgmma_commit_group       wgmma.commit_group.sync.aligned
  *   wgmma_wait_group<N>      wgmma.wait_group.sync.aligned N
- *   wgmma_m64n{128,256}k16_f32_{f16,bf16}
- *                            wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}: D (+)= A B
+ *   wgmma_m64n{128,256}k16_f32_{f16,bf16}, wgmma_m64n{128,256}k8_f32_tf32
+ *                            wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16} and
+ *                            m64nNk8.f32.tf32: D (+)= A B; wgmma_op<T, N> picks one by type
  *   mbar_init, mbar_arrive, mbar_arrive_expect_tx, mbar_wait, mbar_arrive_cluster
  *                            mbarrier.init / arrive / arrive.expect_tx / try_wait.parity; an
  *                            arrive on the same barrier of another CTA of the cluster (mapa)
@@ -76,8 +77,11 @@
  *     bits 49..51  base offset               (0: every tile starts 1024-byte aligned)
  *     bits 62..63  swizzle mode              (0 none, 1 = 128 bytes, 2 = 64, 3 = 32)
  *
- * One wgmma reads k = 16 values, 32 bytes of each row. The k-th step of 16 inside a 64-wide tile
- * starts 32 k bytes into row 0: the byte address moves by 32 k (the descriptor is rebuilt from it,
+ * tf32 values are 4 bytes: the same 128-byte rows hold 32 of them, and everything above holds
+ * when counted in bytes (the TMA writes a 32-value box with the same swizzle).
+ *
+ * One wgmma reads 32 bytes of each row: k = 16 16-bit values, or k = 8 tf32 values. The k-th
+ * step inside a tile starts 32 k bytes into row 0: the byte address moves by 32 k (the descriptor is rebuilt from it,
  * so its start field, in 16-byte units, moves by 2 k) and everything else stays; the
  * hardware applies the XOR to the addresses it generates, so the un-swizzled offset is the right
  * one to add. A's 64 rows for warpgroup w of a block start at 128 * 64 w bytes (w 8-row groups
@@ -119,8 +123,18 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ != 900 || !defined(__CUDA_ARCH_FEAT_SM90_ALL))
-#error "wgmma_ptx.cuh is sm_90a-only: build with -gencode=arch=compute_90a,code=sm_90a"
+/* The instructions exist only in sm_90a code. A file built for sm_90a alone (chapter 05 part 2)
+ * uses them freely; a file built for several targets (chapter 04: sm_80 and up, sm_90a for 90)
+ * compiles its wgmma kernels' bodies only #if TC_SM90A and checks on the host that the GPU runs
+ * its sm_90a code (tc_wgmma_unsupported in wgmma_pipeline.cuh). Compiling for sm_90 without the
+ * "a" is the one mistake caught here. */
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define TC_SM90A 1
+#else
+#define TC_SM90A 0
+#endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && !TC_SM90A
+#error "wgmma_ptx.cuh is sm_90a code: build with -gencode=arch=compute_90a,code=sm_90a"
 #endif
 
 /* ---- the shared-memory matrix descriptor (K-major, 128-byte swizzle) ------------------------- */
@@ -153,9 +167,11 @@ template <int R> static __device__ __forceinline__ void wgmma_fence_operand(floa
     for (int i = 0; i < R; i++) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-/* ---- wgmma.mma_async m64nNk16, f32 accumulate ---------------------------------------------------
- * D (64 x N) = A (64 x 16) B (16 x N) + (scale_d ? D : 0), A and B from shared memory through
- * their descriptors, both K-major (the two "transpose" immediates are 0), scale-a = scale-b = 1.
+/* ---- wgmma.mma_async m64nNk16 (f16, bf16) and m64nNk8 (tf32), f32 accumulate ------------------
+ * D (64 x N) = A (64 x k) B (k x N) + (scale_d ? D : 0), A and B from shared memory through
+ * their descriptors, both K-major (for 16-bit types the two "transpose" immediates are 0; tf32
+ * has none and must be K-major), scale-a = scale-b = 1. A tf32 operand is read from f32 bits, of
+ * which the tensor core ignores the 13 low ones.
  * d: the N / 2 accumulator registers of this thread in the layout above. Every register must be
  * named in the asm, hence the lists. */
 // clang-format off
@@ -203,21 +219,23 @@ template <int R> static __device__ __forceinline__ void wgmma_fence_operand(floa
     "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
     "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
 
-/* wgmma_op<T, N>::run: the instruction below chosen by input type (T = __half or __nv_bfloat16)
- * and N, for the kernels' templates. */
+/* wgmma_op<T, N>::run: the instruction below chosen by input type (T = __half, __nv_bfloat16, or
+ * float for tf32) and N, for the kernels' templates. */
 template <class T, int N> struct wgmma_op;
 
-/* NAME, N, the register count, the type in PTX, the operand numbers of desc_a, desc_b, scale_d,
- * and the C++ input type; defines NAME and the wgmma_op specialisation that calls it */
-#define WGMMA_DEFINE(NAME, N, REGS, TYPE, IA, IB, IS, CTYPE)                                       \
+/* NAME, N, K, the register count, the type in PTX, the operand numbers of desc_a, desc_b, scale_d,
+ * the C++ input type, and the immediates after scale_d (scale-a, scale-b, and for 16-bit types
+ * the two "transpose" flags, which tf32 does not have: its operands are always K-major); defines
+ * NAME and the wgmma_op specialisation that calls it */
+#define WGMMA_DEFINE(NAME, N, K, REGS, TYPE, IA, IB, IS, CTYPE, IMM)                               \
     static __device__ __forceinline__ void NAME(float (&d)[REGS], uint64_t desc_a,               \
                                                 uint64_t desc_b, int scale_d)                      \
     {                                                                                              \
         asm volatile("{\n"                                                                         \
                      ".reg .pred p;\n"                                                             \
                      "setp.ne.b32 p, %" #IS ", 0;\n"                                               \
-                     "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE " "           \
-                     "{" WGMMA_D_REGS_##REGS "}, %" #IA ", %" #IB ", p, 1, 1, 0, 0;\n"             \
+                     "wgmma.mma_async.sync.aligned.m64n" #N "k" #K ".f32." TYPE "." TYPE " "       \
+                     "{" WGMMA_D_REGS_##REGS "}, %" #IA ", %" #IB ", p, " IMM ";\n"                \
                      "}\n"                                                                         \
                      : WGMMA_D_OPERANDS_##REGS(d)                                                  \
                      : "l"(desc_a), "l"(desc_b), "r"(scale_d));                                    \
@@ -228,10 +246,12 @@ template <class T, int N> struct wgmma_op;
             NAME(d, a, b, s);                                                                      \
         }                                                                                          \
     };
-WGMMA_DEFINE(wgmma_m64n128k16_f32_f16, 128, 64, "f16", 64, 65, 66, __half)
-WGMMA_DEFINE(wgmma_m64n128k16_f32_bf16, 128, 64, "bf16", 64, 65, 66, __nv_bfloat16)
-WGMMA_DEFINE(wgmma_m64n256k16_f32_f16, 256, 128, "f16", 128, 129, 130, __half)
-WGMMA_DEFINE(wgmma_m64n256k16_f32_bf16, 256, 128, "bf16", 128, 129, 130, __nv_bfloat16)
+WGMMA_DEFINE(wgmma_m64n128k16_f32_f16, 128, 16, 64, "f16", 64, 65, 66, __half, "1, 1, 0, 0")
+WGMMA_DEFINE(wgmma_m64n128k16_f32_bf16, 128, 16, 64, "bf16", 64, 65, 66, __nv_bfloat16, "1, 1, 0, 0")
+WGMMA_DEFINE(wgmma_m64n256k16_f32_f16, 256, 16, 128, "f16", 128, 129, 130, __half, "1, 1, 0, 0")
+WGMMA_DEFINE(wgmma_m64n256k16_f32_bf16, 256, 16, 128, "bf16", 128, 129, 130, __nv_bfloat16, "1, 1, 0, 0")
+WGMMA_DEFINE(wgmma_m64n128k8_f32_tf32, 128, 8, 64, "tf32", 64, 65, 66, float, "1, 1")
+WGMMA_DEFINE(wgmma_m64n256k8_f32_tf32, 256, 8, 128, "tf32", 128, 129, 130, float, "1, 1")
 #undef WGMMA_DEFINE
 // clang-format on
 

@@ -1,0 +1,95 @@
+/* common/tma_map.h - host side of the TMA: a CUtensorMap for a K-major operand tile (CUDA C++,
+ * host code of chapter 05's wgmma_gemm.cu and wgmma_probe.cu, and of chapter 04's wgmma rungs).
+ *
+ * A tensor map describes a tensor in global memory (base, sizes, strides, element type) and the
+ * box one copy moves (here 128 bytes along k: 64 16-bit values or 32 f32 values, by box_rows
+ * rows), with the swizzle the box gets in
+ * shared memory. It is made once on the host and passed to the kernel by value as a
+ * __grid_constant__ parameter; the copy engine reads it from there.
+ *
+ * cuTensorMapEncodeTiled is a driver API function. Rather than link libcuda (which a machine
+ * without a driver does not have, so the program would not even start), the runtime hands out a
+ * pointer to it: cudaGetDriverEntryPointByVersion (CUDA 12.5+; cudaGetDriverEntryPoint before).
+ *
+ * The rules the TMA imposes, and that tma_operand_unsupported checks first: the base address
+ * 16-byte aligned, the row stride (ld times the element size) a multiple of 16 bytes, i.e. ld a
+ * multiple of 8 16-bit values or of 4 f32 values. Sizes need not be multiples of the box: the
+ * parts of a box outside the tensor are filled with zeros in shared memory. */
+#ifndef TMA_MAP_H
+#define TMA_MAP_H
+
+#include "check.h"
+
+#include <cuda.h>
+#include <cudaTypedefs.h> /* PFN_cuTensorMapEncodeTiled */
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The bytes of one element of the types used here (f16, bf16: 2; f32, read as tf32: 4). */
+static inline int tma_elem_bytes(CUtensorMapDataType type)
+{
+    return type == CU_TENSOR_MAP_DATA_TYPE_FLOAT32 ? 4 : 2;
+}
+
+/* NULL when a rows x K operand (leading dimension ld, elements of elem_bytes) at ptr can be read
+ * by the TMA, else why not. */
+static inline const char *tma_operand_unsupported(const void *ptr, long ld, int elem_bytes)
+{
+    if ((uintptr_t)ptr % 16 != 0) return "the TMA needs a 16-byte aligned base address";
+    if (ld * elem_bytes % 16 != 0)
+        return elem_bytes == 2 ? "the TMA needs rows a multiple of 16 bytes apart (ld % 8 == 0)"
+                               : "the TMA needs rows a multiple of 16 bytes apart (ld % 4 == 0)";
+    return NULL;
+}
+
+static inline PFN_cuTensorMapEncodeTiled_v12000 tma_encode_function(void)
+{
+    static PFN_cuTensorMapEncodeTiled_v12000 fn = NULL;
+    if (!fn) {
+        cudaDriverEntryPointQueryResult found;
+        void *p = NULL;
+#if CUDART_VERSION >= 12050
+        TC_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000,
+                                                       cudaEnableDefault, &found));
+#else
+        TC_CUDA_CHECK(
+            cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &found));
+#endif
+        if (found != cudaDriverEntryPointSuccess || !p)
+            tc_check_fail(__FILE__, __LINE__, "CUDA driver", "cuTensorMapEncodeTiled", "not found",
+                          "the driver has no TMA (needs CUDA 12 and sm_90)");
+        fn = (PFN_cuTensorMapEncodeTiled_v12000)p;
+    }
+    return fn;
+}
+
+/* The map of a rows x K matrix of elements of `type` (FLOAT16, BFLOAT16, or FLOAT32 for tf32), K
+ * contiguous, leading dimension ld: boxes of 128 bytes (one swizzle row: 64 16-bit or 32 f32
+ * values) along k by box_rows rows, written to shared memory in the 128-byte swizzle that
+ * wgmma_desc_sw128 describes (wgmma_ptx.cuh). */
+static inline CUtensorMap tma_map_kmajor(const void *base, CUtensorMapDataType type, long rows,
+                                         long K, long ld, int box_rows)
+{
+    CUtensorMap map;
+    const int bytes = tma_elem_bytes(type);
+    const cuuint64_t dims[2] = {(cuuint64_t)K, (cuuint64_t)rows}; /* innermost first */
+    const cuuint64_t strides[1] = {(cuuint64_t)ld * bytes};       /* bytes, of dims 1.. */
+    const cuuint32_t box[2] = {(cuuint32_t)(128 / bytes), (cuuint32_t)box_rows};
+    const cuuint32_t element_strides[2] = {1, 1};
+    CUresult r = tma_encode_function()(&map, type, 2, (void *)base, dims, strides, box,
+                                       element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                       CU_TENSOR_MAP_SWIZZLE_128B,
+                                       CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+        char detail[128];
+        snprintf(detail, sizeof detail, "CUresult %d for %ld x %ld, ld %ld, box %d x %d", (int)r,
+                 rows, K, ld, 128 / bytes, box_rows);
+        tc_check_fail(__FILE__, __LINE__, "CUDA driver", "cuTensorMapEncodeTiled", "failed",
+                      detail);
+    }
+    return map;
+}
+
+#endif /* TMA_MAP_H */

@@ -1,0 +1,412 @@
+/* common/wgmma_pipeline.cuh - the warp-specialised Hopper GEMM of chapter 05 part 2 (sm_90a), for
+ * any wgmma input type: f16 and bf16 (chapter 05's v3_warpspec and v4_cluster) and tf32 (chapter
+ * 04's v7_wgmma_tf32). WGMMA.md in chapter 05 is its lesson; common/wgmma_ptx.cuh has every
+ * instruction with its layout, common/tma_map.h the host side of the TMA.
+ *
+ * Problem and layout: C = alpha * A * B + beta * C. A is M x K row-major (lda), B is K x N
+ * column-major (ldb: the distance between columns), C is M x N row-major f32 (ldc): both operands
+ * K-major, as wgmma reads them without transposition (and as tf32 requires). beta == 0 never
+ * reads C.
+ *
+ * Tiles: one k-tile is one 128-byte swizzle row of every operand row: 64 16-bit values or 32 tf32
+ * values (wg_bk<T>). Operand tiles in shared memory are ROWS x 128 bytes, K-major, 128-byte
+ * swizzled, 1024-byte aligned. A block of W consumer warpgroups computes a (64 W) x BN tile of C:
+ * warpgroup w owns rows 64 w .. 64 w + 63 with one m64nBN wgmma per 32-byte k-step, BN / 2 f32
+ * accumulators per thread.
+ *
+ * What is here
+ *   wg_config        the tile, the ring's stages and the shared-memory budget of one kernel
+ *   epilogue_direct  C from the accumulator registers (float2 pairs, guarded)
+ *   wgmma_k_tile     the four wgmma of one k-tile, fenced and committed as one group
+ *   ring, issue_k_tile, release_stage
+ *                    the stages with their full/empty mbarriers; the producer's TMA copies (with
+ *                    a cluster: B multicast in slices); a consumer warp's release of a stage
+ *   gemm_warpspec    warpgroup 0 produces, the others consume; optionally persistent and in
+ *                    clusters of CLUSTER_M blocks that share B (chapter 05's README and NOTES.md
+ *                    explain every choice)
+ *   ws_prepare, ws_launch
+ *                    the host side: TMA rules, tensor maps, shared-memory opt-in, grid size
+ *   wgmma_kernel_unsupported
+ *                    for files built for several targets: whether the GPU runs a kernel's sm_90a
+ *                    code
+ *
+ * Sizes: any M and N (TMA boxes past the edge are zero-filled, stores are guarded); K and the
+ * leading dimensions of A and B must satisfy the TMA's 16-byte rule (ld a multiple of 8 16-bit or
+ * 4 f32 values, 16-byte aligned bases): ws_prepare reports other cases as skipped, and a variant
+ * declares the rule in its table (mult_k, align_ab).
+ *
+ * Requires sm_90a (kernel bodies compile only #if TC_SM90A), CUDA 12.x or 13.x. */
+#ifndef TC_WGMMA_PIPELINE_CUH
+#define TC_WGMMA_PIPELINE_CUH
+
+#include "gemm_tiles.cuh"
+#include "tma_map.h"
+#include "wgmma_ptx.cuh"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+constexpr int ROW_BYTES = 128;  /* one row of an operand tile: one 128-byte swizzle row */
+constexpr int KSTEP_BYTES = 32; /* what one wgmma reads of every row: k = 16 or 8 values */
+constexpr int KSTEPS = ROW_BYTES / KSTEP_BYTES;
+constexpr int WG_THREADS = 128; /* a warpgroup */
+constexpr int WG_M = 64;        /* rows of C per consumer warpgroup (m64) */
+
+/* Values of type T in one k-tile: 64 f16/bf16, 32 tf32 (f32 bits). */
+template <class T> __host__ __device__ constexpr int wg_bk() { return ROW_BYTES / (int)sizeof(T); }
+
+/* ================================================================================================
+ * The configuration of a kernel: CONSUMERS warpgroups compute a (64 CONSUMERS) x BN tile of C;
+ * STAGES k-tiles of A and B live in shared memory at once, followed by the mbarriers.
+ * ============================================================================================== */
+template <int BN_, int STAGES_, int CONSUMERS_> struct wg_config {
+    static constexpr int BN = BN_, STAGES = STAGES_, CONSUMERS = CONSUMERS_;
+    static constexpr int BM = WG_M * CONSUMERS;
+    static constexpr int ACC = BN / 2; /* f32 accumulators per thread */
+    static constexpr int A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES;
+    static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+    static constexpr int BARRIER_BYTES = 2 * STAGES * 8; /* a full and an empty one per stage */
+    /* 1024 of slack: the dynamic shared memory is aligned to 1024 bytes by hand */
+    static constexpr size_t SMEM_BYTES = (size_t)STAGES * STAGE_BYTES + BARRIER_BYTES + 1024;
+
+    static_assert(BN == 128 || BN == 256, "wgmma_op is instantiated for n128 and n256");
+    static_assert(A_BYTES % 1024 == 0 && B_BYTES % 1024 == 0,
+                  "every tile starts at a swizzle atom (8 rows x 128 bytes)");
+    static_assert(STAGES >= 2, "a ring needs two stages");
+};
+
+/* The 128-byte swizzle wants each tile at a multiple of 1024 bytes; dynamic shared memory is
+ * only guaranteed 16-byte alignment. */
+static __device__ __forceinline__ unsigned char *align_1024(unsigned char *p)
+{
+    return p + ((1024u - (smem_u32(p) & 1023u)) & 1023u);
+}
+
+/* ================================================================================================
+ * Epilogue (every rung): straight from the accumulators. Register d[i] of warp j of the
+ * warpgroup, lane 4g + t, is C(row0 + 16j + g + 8((i/2)%2), col0 + 8(i/4) + 2t + i%2)
+ * (wgmma_ptx.cuh): pairs (d[i], d[i+1]) are neighbours, one float2 each. Four lanes of a row
+ * cover 32 contiguous bytes, one whole sector.
+ * ============================================================================================== */
+template <int ACC>
+__device__ __forceinline__ void epilogue_direct(const float (&d)[ACC], float *__restrict__ C,
+                                                long ldc, int row0, int col0, int M, int N,
+                                                float alpha, float beta, bool vec2)
+{
+    const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int i = 0; i < ACC; i += 2)
+        store_pair(C, ldc, row0 + 16 * warp + g + 8 * (i / 2 % 2), col0 + 8 * (i / 4) + 2 * t, M, N,
+                   d[i], d[i + 1], alpha, beta, vec2);
+}
+
+/* The 4 wgmma of one k-tile for one consumer warpgroup: a, b = shared-memory addresses of its 64
+ * rows of A and of the BN rows of B; k-step kk starts 32 kk bytes into the rows (k = 16 values of
+ * 16 bits, or k = 8 tf32 values). first: the first
+ * k-tile of an output tile, whose first wgmma overwrites D instead of adding to it. */
+template <class T, class Cfg>
+__device__ __forceinline__ void wgmma_k_tile(float (&d)[Cfg::ACC], uint32_t a, uint32_t b,
+                                             bool first)
+{
+    wgmma_fence_operand(d);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < KSTEPS; kk++)
+        wgmma_op<T, Cfg::BN>::run(d, wgmma_desc_sw128(a + kk * KSTEP_BYTES),
+                                  wgmma_desc_sw128(b + kk * KSTEP_BYTES), first && kk == 0 ? 0 : 1);
+    wgmma_commit_group();
+    wgmma_fence_operand(d);
+}
+
+/* ================================================================================================
+ * The ring of stages shared by v2..v4: full[s] (1 arrival, the producer's expect_tx, plus the
+ * bytes) and empty[s] (one arrival per consumer warp, of every block of the cluster).
+ * ============================================================================================== */
+template <class Cfg> struct ring {
+    unsigned char *smem;
+    uint64_t *full, *empty;
+    __device__ __forceinline__ explicit ring(unsigned char *aligned)
+        : smem(aligned), full((uint64_t *)(aligned + Cfg::STAGES * Cfg::STAGE_BYTES)),
+          empty(full + Cfg::STAGES)
+    {
+    }
+    __device__ __forceinline__ unsigned char *a(int s) const { return smem + s * Cfg::STAGE_BYTES; }
+    __device__ __forceinline__ unsigned char *b(int s) const { return a(s) + Cfg::A_BYTES; }
+    /* thread 0, before any use (then a barrier, or a cluster barrier) */
+    __device__ __forceinline__ void init(unsigned empty_arrivals) const
+    {
+        for (int s = 0; s < Cfg::STAGES; s++) {
+            mbar_init(&full[s], 1);
+            mbar_init(&empty[s], empty_arrivals);
+        }
+        fence_mbarrier_init();
+    }
+};
+
+/* Producer side: the k-tile (k index kt, of wg_bk<T>() values) of A rows m0.. and of B rows n0..
+ * into stage s. With a
+ * cluster, B is loaded in CLUSTER_M slices, this block's slice multicast to all of them. */
+template <class T, class Cfg, int CLUSTER_M>
+__device__ __forceinline__ void issue_k_tile(const ring<Cfg> &r, int s, const CUtensorMap *map_a,
+                                             const CUtensorMap *map_b, int kt, int m0, int n0,
+                                             unsigned rank)
+{
+    mbar_arrive_expect_tx(&r.full[s], Cfg::STAGE_BYTES); /* A, and all of B from every slice */
+    tma_load_2d(r.a(s), map_a, &r.full[s], kt * wg_bk<T>(), m0);
+    if (CLUSTER_M == 1) {
+        tma_load_2d(r.b(s), map_b, &r.full[s], kt * wg_bk<T>(), n0);
+    } else {
+        constexpr int SLICE = Cfg::BN / CLUSTER_M;
+        tma_load_2d_multicast(r.b(s) + rank * SLICE * ROW_BYTES, map_b, &r.full[s], kt * wg_bk<T>(),
+                              n0 + (int)rank * SLICE, (uint16_t)((1u << CLUSTER_M) - 1));
+    }
+}
+
+/* Consumer side: this warp is done with stage s (its wgmma groups that read it completed). With a
+ * cluster, lane c tells block c: every block's producer waits for the consumers of all of them,
+ * because its multicast writes into all of them. */
+template <int CLUSTER_M> __device__ __forceinline__ void release_stage(uint64_t *empty)
+{
+    const unsigned lane = threadIdx.x % 32;
+    if (CLUSTER_M == 1) {
+        if (lane == 0) mbar_arrive(empty);
+    } else if (lane < (unsigned)CLUSTER_M) {
+        mbar_arrive_cluster(empty, lane);
+    }
+}
+
+/* ================================================================================================
+ * The warp-specialised kernel (chapter 05's v3 and v4, chapter 04's v7). Warpgroup 0 produces, warpgroups 1..CONSUMERS consume. A block works
+ * on "units": one tile of C, or with a cluster one column of CLUSTER_M vertically neighbouring
+ * tiles (block `rank` of the cluster takes the rank-th). PERSISTENT: a block walks units
+ * blockIdx / CLUSTER_M, + the number of clusters, ...; else it takes one. Producer and consumers
+ * walk the same sequence, and the ring's position (it) runs on across units.
+ * ============================================================================================== */
+constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
+
+template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP_M>
+__global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
+    gemm_warpspec(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
+                  const __grid_constant__ CUtensorMap map_b, float *__restrict__ C, long ldc,
+                  float alpha, float beta, bool vec2)
+{
+#if TC_SM90A
+    static_assert(PRODUCER_REGS * WG_THREADS + CONSUMER_REGS * WG_THREADS * Cfg::CONSUMERS <= 65536,
+                  "the register file holds the producer's and the consumers' registers");
+    static_assert(Cfg::BN % (8 * CLUSTER_M) == 0, "B's slices are whole 8-row swizzle atoms");
+    extern __shared__ unsigned char smem_raw[];
+    const ring<Cfg> r(align_1024(smem_raw));
+    const unsigned rank = CLUSTER_M > 1 ? cluster_ctarank() : 0;
+    if (threadIdx.x == 0) r.init(Cfg::CONSUMERS * 4 * CLUSTER_M);
+    if (CLUSTER_M > 1)
+        cluster_sync(); /* the partner's barriers exist before anything arrives on them */
+    else
+        __syncthreads();
+
+    const int tiles_m = (M + Cfg::BM - 1) / Cfg::BM, tiles_n = (N + Cfg::BN - 1) / Cfg::BN;
+    const int units_m = (tiles_m + CLUSTER_M - 1) / CLUSTER_M, units = units_m * tiles_n;
+    const int first = blockIdx.x / CLUSTER_M;
+    const int step = PERSISTENT ? gridDim.x / CLUSTER_M : units;
+    const int k_tiles = (K + wg_bk<T>() - 1) / wg_bk<T>();
+    const int wg = threadIdx.x / WG_THREADS;
+    /* the origin of this block's tile in unit u: the same for producer and consumers */
+    const auto unit_origin = [&](int u, int &m0, int &n0) {
+        int um, tn;
+        tile_coords<GROUP_M>(u, units_m, tiles_n, &um, &tn);
+        m0 = (um * CLUSTER_M + (int)rank) * Cfg::BM, n0 = tn * Cfg::BN;
+    };
+
+    if (wg == 0) {
+        setmaxnreg_dec<PRODUCER_REGS>();
+        if (threadIdx.x == 0) {
+            int it = 0;
+            for (int u = first; u < units; u += step) {
+                int m0, n0;
+                unit_origin(u, m0, n0);
+                for (int t = 0; t < k_tiles; t++, it++) {
+                    const int s = it % Cfg::STAGES;
+                    /* the use-th fill of stage s waits for the consumers' release of fill use-1 */
+                    if (it >= Cfg::STAGES) mbar_wait(&r.empty[s], (it / Cfg::STAGES - 1) % 2);
+                    issue_k_tile<T, Cfg, CLUSTER_M>(r, s, &map_a, &map_b, t, m0, n0, rank);
+                }
+            }
+        }
+        __syncwarp();
+    } else {
+        setmaxnreg_inc<CONSUMER_REGS>();
+        const int cw = wg - 1; /* this consumer's 64 rows of the tile */
+        float d[Cfg::ACC];
+#pragma unroll
+        for (int i = 0; i < Cfg::ACC; i++) d[i] = 0.0f;
+        int it = 0;
+        for (int u = first; u < units; u += step) {
+            int m0, n0;
+            unit_origin(u, m0, n0);
+            for (int t = 0; t < k_tiles; t++, it++) {
+                const int s = it % Cfg::STAGES;
+                mbar_wait(&r.full[s], it / Cfg::STAGES % 2);
+                wgmma_k_tile<T, Cfg>(d, smem_u32(r.a(s)) + cw * WG_M * ROW_BYTES, smem_u32(r.b(s)),
+                                     t == 0);
+                wgmma_wait_group<1>(); /* the previous k-tile's group is done */
+                if (t > 0) release_stage<CLUSTER_M>(&r.empty[(it - 1) % Cfg::STAGES]);
+            }
+            wgmma_wait_group<0>();
+            wgmma_fence_operand(d);
+            release_stage<CLUSTER_M>(&r.empty[(it - 1) % Cfg::STAGES]);
+            epilogue_direct<Cfg::ACC>(d, C, ldc, m0 + cw * WG_M, n0, M, N, alpha, beta, vec2);
+        }
+    }
+    /* with a cluster: no block may exit while its partner can still multicast into its shared
+     * memory or arrive on its barriers */
+    if (CLUSTER_M > 1) cluster_sync();
+#endif
+}
+
+/* ================================================================================================
+ * The host side of gemm_warpspec
+ * ============================================================================================== */
+template <class T> struct tma_dtype;
+template <> struct tma_dtype<__half> {
+    static constexpr CUtensorMapDataType value = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+};
+template <> struct tma_dtype<__nv_bfloat16> {
+    static constexpr CUtensorMapDataType value = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+};
+template <> struct tma_dtype<float> { /* read as tf32 */
+    static constexpr CUtensorMapDataType value = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+};
+
+/* C may be stored as float2 pairs */
+static inline bool wg_c_vec2(const tc_gemm_problem *p)
+{
+    return (uintptr_t)p->d_c % 8 == 0 && p->ldc % 2 == 0;
+}
+
+/* What prepare() works out once and launch() uses: the tensor maps and the grid. */
+typedef struct {
+    CUtensorMap map_a, map_b;
+    unsigned grid;
+} wg_plan;
+
+/* NULL, or why the TMA cannot read A or B (a TC_GEMM_SKIP message: the problem is valid) */
+template <class T> static const char *wg_tma_unsupported(const tc_gemm_problem *p)
+{
+    static char why[160];
+    const char *a = tma_operand_unsupported(p->d_a, p->lda, (int)sizeof(T));
+    const char *b = tma_operand_unsupported(p->d_b, p->ldb, (int)sizeof(T));
+    if (!a && !b) return NULL;
+    snprintf(why, sizeof why, TC_GEMM_SKIP "%s: %s", a ? "A" : "B", a ? a : b);
+    return why;
+}
+
+template <class T>
+static wg_plan *wg_make_plan(const tc_gemm_problem *p, int bm, int b_box)
+{
+    wg_plan *plan = (wg_plan *)malloc(sizeof *plan);
+    if (!plan) return NULL;
+    plan->map_a = tma_map_kmajor(p->d_a, tma_dtype<T>::value, p->M, p->K, p->lda, bm);
+    plan->map_b = tma_map_kmajor(p->d_b, tma_dtype<T>::value, p->N, p->K, p->ldb, b_box);
+    return plan;
+}
+
+/* NULL when the GPU runs `kernel`'s sm_90a code, else a TC_GEMM_SKIP message. A program built for
+ * several targets (chapter 04) has wgmma kernels whose bodies exist only in its sm_90a code: on
+ * another GPU, or from a build without 90 in SM, the GPU would run an empty kernel. */
+static inline const char *wgmma_kernel_unsupported(const void *kernel)
+{
+    static char why[160];
+    cudaFuncAttributes fa;
+    const cudaError_t e = cudaFuncGetAttributes(&fa, kernel);
+    if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction) {
+        (void)cudaGetLastError();
+        return TC_GEMM_SKIP "this build has no code for this GPU";
+    }
+    TC_CUDA_CHECK(e);
+    if (fa.binaryVersion != 90) {
+        snprintf(why, sizeof why,
+                 TC_GEMM_SKIP "wgmma needs sm_90a code (a Hopper GPU, 90 in SM); this GPU runs "
+                              "the build's sm_%d code",
+                 fa.binaryVersion);
+        return why;
+    }
+    return NULL;
+}
+
+template <class Cfg>
+static cudaLaunchConfig_t ws_launch_config(unsigned grid, int cluster, cudaLaunchAttribute *attr,
+                                           cudaStream_t stream)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid, 1, 1);
+    cfg.blockDim = dim3((Cfg::CONSUMERS + 1) * WG_THREADS, 1, 1);
+    cfg.dynamicSmemBytes = Cfg::SMEM_BYTES;
+    cfg.stream = stream;
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = (unsigned)cluster, attr->val.clusterDim.y = 1;
+    attr->val.clusterDim.z = 1;
+    cfg.attrs = attr, cfg.numAttrs = 1;
+    return cfg;
+}
+
+/* The number of blocks of a persistent kernel: as many clusters of CLUSTER_M blocks as fit on the
+ * GPU at once (one block per SM), at most `units`; 0 when not even one fits. */
+template <class Cfg, int CLUSTER_M>
+static unsigned ws_resident_blocks(const void *kernel, unsigned units)
+{
+    cudaLaunchAttribute attr;
+    int dev = 0, sms = 0, clusters = 0;
+    TC_CUDA_CHECK(cudaGetDevice(&dev));
+    TC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    cudaLaunchConfig_t cfg = ws_launch_config<Cfg>((unsigned)(CLUSTER_M * sms), CLUSTER_M, &attr, 0);
+    TC_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
+    const unsigned resident = (unsigned)clusters;
+    return CLUSTER_M * (units < resident ? units : resident);
+}
+
+template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP>
+static const char *ws_prepare(tc_gemm_problem *p)
+{
+    const void *kernel = (const void *)gemm_warpspec<T, Cfg, PERSISTENT, CLUSTER_M, GROUP>;
+    const char *why = wgmma_kernel_unsupported(kernel);
+    if (why) return why;
+    why = wg_tma_unsupported<T>(p);
+    if (why) return why;
+    why = allow_smem(kernel, Cfg::SMEM_BYTES);
+    if (why) return why;
+    /* units: one tile, or a column of CLUSTER_M tiles; persistent: as many blocks (clusters) as
+     * fit on the GPU at once, one per SM */
+    const unsigned tiles_m = (unsigned)((p->M + Cfg::BM - 1) / Cfg::BM);
+    const unsigned units =
+        (tiles_m + CLUSTER_M - 1) / CLUSTER_M * (unsigned)((p->N + Cfg::BN - 1) / Cfg::BN);
+    const unsigned grid =
+        PERSISTENT ? ws_resident_blocks<Cfg, CLUSTER_M>(kernel, units) : CLUSTER_M * units;
+    if (grid == 0) return TC_GEMM_SKIP "no block (cluster) of this kernel fits on this GPU";
+    wg_plan *plan = wg_make_plan<T>(p, Cfg::BM, Cfg::BN / CLUSTER_M);
+    if (!plan) return "out of host memory";
+    plan->grid = grid;
+    p->plan = plan;
+    return NULL;
+}
+
+template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP>
+static void ws_launch(const tc_gemm_problem *p, cudaStream_t stream)
+{
+    const wg_plan *plan = (const wg_plan *)p->plan;
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = ws_launch_config<Cfg>(plan->grid, CLUSTER_M, &attr, stream);
+    TC_CUDA_CHECK(cudaLaunchKernelEx(&cfg, gemm_warpspec<T, Cfg, PERSISTENT, CLUSTER_M, GROUP>, p->M,
+                                     p->N, p->K, plan->map_a, plan->map_b, (float *)p->d_c, p->ldc,
+                                     p->alpha, p->beta, wg_c_vec2(p)));
+}
+
+/* The plan of ws_prepare (and of any prepare that stores a malloc'ed plan) */
+static inline void ws_release(tc_gemm_problem *p)
+{
+    free(p->plan);
+    p->plan = NULL;
+}
+
+#endif /* TC_WGMMA_PIPELINE_CUH */
