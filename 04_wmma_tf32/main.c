@@ -23,7 +23,9 @@
  *   build/bin/04_wmma_tf32 --bench                   # CSV rows for make bench
  */
 #include "cublas_gemm.h"
+#include "mma_tf32.h"
 #include "sgemm.h"
+#include "wgmma_tf32.h"
 #include "wmma_tf32.h"
 
 // clang-format off
@@ -33,6 +35,15 @@
     {.min_cc = 80, .a_layout = ROW, .b_layout = ROW, .c_layout = ROW, __VA_ARGS__}
 #define CUBLAS(...)                                                                                \
     {.min_cc = 80, .a_layout = ROW, .b_layout = ROW, .c_layout = ROW,                              \
+     .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, .release = tc_cublas_release,       \
+     __VA_ARGS__}
+
+/* part 2's layout: B column-major (K-major), as tf32 wgmma requires; the cuBLAS rows in the same
+ * layout are those rungs' baselines */
+#define COL TC_COL_MAJOR
+#define RUNG_KMAJOR(...) {.a_layout = ROW, .b_layout = COL, .c_layout = ROW, __VA_ARGS__}
+#define CUBLAS_KMAJOR(...)                                                                         \
+    {.min_cc = 80, .a_layout = ROW, .b_layout = COL, .c_layout = ROW,                              \
      .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, .release = tc_cublas_release,       \
      __VA_ARGS__}
 
@@ -63,6 +74,25 @@ static const tc_gemm_variant variants[] = {
     RUNG(.name = "v5_3xtf32",     .precision = "3xtf32",   .problem = "FP32 GEMM",
          .baseline = "cublas_f32",  .prepare = tf32_v5_prepare, .launch = tf32_v5_launch,
          .description = "3xTF32 on v3's pipeline: f32 accuracy from three TF32 products"),
+    CUBLAS_KMAJOR(.name = "cublas_tf32_kmajor", .precision = "f32_tf32",
+                  .problem = "TF32 GEMM, B K-major", .impl = &tc_cublas_tf32,
+                  .description = "cuBLAS TF32 with B column-major (K-major): the baseline of the k = 8 rungs"),
+    RUNG_KMAJOR(.name = "v6_mma_tf32", .precision = "tf32_rz", .problem = "TF32 GEMM, B K-major",
+                .min_cc = 80, .baseline = "cublas_tf32_kmajor",
+                .prepare = tf32_v6_prepare, .launch = tf32_v6_launch,
+                .description = "mma.sync m16n8k8 tf32 (k = 8), 05's cp.async pipeline, B K-major"),
+    CUBLAS_KMAJOR(.name = "cublas_f32_kmajor", .precision = "f32", .problem = "FP32 GEMM, B K-major",
+                  .impl = &tc_cublas_f32,
+                  .description = "cuBLAS FP32 pedantic, B column-major (v8's baseline)"),
+    RUNG_KMAJOR(.name = "v7_wgmma_tf32", .precision = "tf32_rz", .problem = "TF32 GEMM, B K-major",
+                .min_cc = 90, .baseline = "cublas_tf32_kmajor", .mult_k = 4,
+                .align_ab = {.ptr = 16, .ld = 16},
+                .prepare = tf32_v7_prepare, .launch = tf32_v7_launch, .release = tf32_v7_release,
+                .description = "sm_90a: wgmma m64n256k8 tf32 (truncated inputs), 05's v4 pipeline"),
+    RUNG_KMAJOR(.name = "v8_3xtf32_fast", .precision = "3xtf32", .problem = "FP32 GEMM, B K-major",
+                .min_cc = 90, .baseline = "cublas_f32_kmajor",
+                .prepare = tf32_v8_prepare, .launch = tf32_v8_launch, .release = tf32_v8_release,
+                .description = "sm_90a: 3xTF32 on wgmma: a split pass, 3 products, f32 flush per k-tile"),
 };
 // clang-format on
 

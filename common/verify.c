@@ -50,8 +50,17 @@
  * data): largest error 1.65e-3 at K = 4096 and 5.1e-3 at K = 8192, a fifth and a third of the
  * resulting atol (with U_F32_TC they were 0.84 and 1.3 of it: the 8192^3 bench failed). */
 #define U_F32_TC_K4 0x1p-21
+/* The same argument for an instruction of k = 8 (mma.sync m16n8k8 tf32, wgmma tf32): twice the
+ * truncations per product of k = 16. (With U_F32_TC, test_verify's simulation of a correct
+ * result failed at K = 65536, 1.58 of atol.) */
+#define U_F32_TC_K8 0x1p-22
 /* the tf32 row's host rounding: ties away from zero, like wmma::__float_to_tf32 (cvt.rna) */
 #define TF32_RNA tc_f32_to_tf32_rna
+/* The tf32_rz row: mma.sync m16n8k8 and wgmma read f32 bits as tf32 and ignore the 13 low bits
+ * (chapter 08 measured it for mma.sync on the H200), so a kernel that feeds raw f32 data
+ * multiplies the truncated values; the host truncates the same way. One truncation of the
+ * running sum per k = 8 instruction: U_F32_TC_K8. */
+#define TF32_RZ tc_f32_to_tf32_rz
 
 /* i8f32 (chapter 07's "why integers" row: cuBLAS SGEMM on int8 data converted to f32): every
  * int8 value and every product (|ab| <= 2^14) is exact in f32, and so is every partial sum below
@@ -66,6 +75,7 @@ static const tc_precision tc_precisions[] = {
     {"f32_f16",       TC_F32,  TC_F32,  U_F16,           U_F32_TC,  U_F32,  NULL,     "f32 in memory, converted to f16 inside the library, f32 accumulate"},
     {"f32_bf16",      TC_F32,  TC_F32,  U_BF16,          U_F32_TC,  U_F32,  NULL,     "f32 in memory, converted to bf16 inside the library, f32 accumulate"},
     {"tf32",          TC_F32,  TC_F32,  0,               U_F32_TC_K4, U_F32, TF32_RNA, "tf32 values (f32 data rounded by the host, ties away), f32 accumulate"},
+    {"tf32_rz",       TC_F32,  TC_F32,  0,               U_F32_TC_K8, U_F32, TF32_RZ,  "f32 data read by k = 8 tf32 instructions, which ignore the 13 low bits (truncation), f32 accumulate"},
     {"3xtf32",        TC_F32,  TC_F32,  U_3XTF32,        U_F32_TC,  U_F32,  NULL,     "f32 in, each split into two tf32 terms, three tensor-core products, f32 accumulate"},
     {"f16f32",        TC_F16,  TC_F32,  0,               U_F32_TC,  U_F32,  NULL,     "f16 in, f32 accumulate"},
     {"f16f16",        TC_F16,  TC_F16,  0,               U_F16_ACC, U_F16,  NULL,     "f16 in, f16 accumulate and output"},

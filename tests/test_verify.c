@@ -201,6 +201,7 @@ static const sim_model sim_models[] = {
     {.row = "f32_f16", .in_round = round_f16, .block = 16, .acc = ACC_F32_RZ},
     {.row = "f32_bf16", .in_round = round_bf16, .block = 16, .acc = ACC_F32_RZ},
     {.row = "tf32", .block = 4, .acc = ACC_F32_RZ},
+    {.row = "tf32_rz", .block = 8, .acc = ACC_F32_RZ},
     {.row = "3xtf32", .block = 4, .acc = ACC_F32_RZ, .three_tf32 = 1, .flush = 16},
     {.row = "f16f32", .block = 16, .acc = ACC_F32_RZ},
     {.row = "f16f16", .block = 16, .acc = ACC_F16_RN},
