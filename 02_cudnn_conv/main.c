@@ -53,7 +53,13 @@
 #include <string.h>
 
 /* ---- the variant table ---------------------------------------------------------------------- */
-typedef enum { ALGO_HEURISTIC, ALGO_FIND, ALGO_PRECOMP } algo_choice;
+typedef enum {
+    ALGO_HEURISTIC,
+    ALGO_FIND,
+    ALGO_PRECOMP,
+    ALGO_FFT_TILING,      /* --test's transform cases only */
+    ALGO_WINOGRAD_NONFUSED /* --test's transform cases only */
+} algo_choice;
 typedef enum { API_LEGACY, API_GRAPH } api_kind;
 
 typedef struct {
@@ -215,6 +221,10 @@ static const char *prepare_legacy(conv_plan *cp)
     cp->math_used = cp->v->math;
     if (cp->v->algo == ALGO_PRECOMP) {
         cp->algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+    } else if (cp->v->algo == ALGO_FFT_TILING) {
+        cp->algo = CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING;
+    } else if (cp->v->algo == ALGO_WINOGRAD_NONFUSED) {
+        cp->algo = CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED;
     } else {
         cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
         int returned = 0, chosen = -1;
@@ -705,6 +715,64 @@ static int run_layer(const tc_args *a, const tc_device_info *dev, cudnnHandle_t 
     return failed;
 }
 
+/* ---- the transform cases of --test -------------------------------------------------------------
+ * cuDNN runs FP16 convolutions through FFT or Winograd only when its heuristics choose them, and on
+ * the H200 none of the table's configurations did, so the f16_transform tolerance row would never
+ * meet what those algorithms compute. These cases force them (FP16 NCHW: cuDNN 9 has no NHWC FP16
+ * FFT or Winograd) on the test shapes the algorithms support by cuDNN's documentation, and check
+ * the result with that row. They are not variants: no table or bench row, and --variant does not
+ * select them. */
+// clang-format off
+static const conv_variant transform_cases[] = {
+    {.name = "f16_nchw_fft_tiling", .type = TC_F16, .layout = TC_NCHW, .math = CUDNN_TENSOR_OP_MATH,
+     .precision = "f16_transform", .min_cc = 70, .algo = ALGO_FFT_TILING,
+     .description = "FP16 NCHW, FFT_TILING forced"},
+    {.name = "f16_nchw_winograd",   .type = TC_F16, .layout = TC_NCHW, .math = CUDNN_TENSOR_OP_MATH,
+     .precision = "f16_transform", .min_cc = 70, .algo = ALGO_WINOGRAD_NONFUSED,
+     .description = "FP16 NCHW, WINOGRAD_NONFUSED forced"},
+};
+// clang-format on
+
+/* NULL when the forced algorithm supports the shape (cuDNN's documented rules), else why not */
+static const char *transform_unsupported(const conv_variant *v, const tc_conv_shape *s)
+{
+    if (s->stride_h != 1 || s->stride_w != 1 || s->dil_h != 1 || s->dil_w != 1)
+        return "FFT and Winograd need stride 1 and dilation 1";
+    if (v->algo == ALGO_WINOGRAD_NONFUSED && !(s->r == s->s && (s->r == 3 || s->r == 5)))
+        return "WINOGRAD_NONFUSED needs a 3x3 or 5x5 filter";
+    if (v->algo == ALGO_FFT_TILING && (s->r > 32 || s->s > 32))
+        return "FFT_TILING needs filters of at most 32x32";
+    return NULL;
+}
+
+static void run_transform_cases(const tc_args *a, const tc_device_info *dev, int *passed,
+                                int *failed, int *not_applicable)
+{
+    const int n_cases = (int)(sizeof transform_cases / sizeof transform_cases[0]);
+    for (int i = 0; i < n_cases; i++) {
+        const conv_variant *v = &transform_cases[i];
+        int n_shapes = getenv("TC_TEST_SMALL") ? 5 : n_test_shapes;
+        for (int t = 0; t < n_shapes; t++) {
+            const char *why = transform_unsupported(v, &test_shapes[t].shape);
+            if (why) {
+                printf("n/a  %-19s %-14s %s\n", v->name, test_shapes[t].name, why);
+                (*not_applicable)++;
+                continue;
+            }
+            case_result r;
+            run_case(v, opts.handle, &test_shapes[t],
+                     a->seed * 1000003u + (uint64_t)(5000 + i * 100 + t), 0, 0, &r);
+            printf("%s %-19s %-14s %-38s ", r.pass ? "PASS" : "FAIL", v->name, test_shapes[t].name,
+                   r.used);
+            tc_test_line_end(r.ran, r.pass, &r.check, r.message, passed, failed);
+            if (r.ran && r.check.worst_ratio >= 0)
+                printf("    largest error %.3g of the row's allowance%s\n", r.check.worst_ratio,
+                       r.check.coarse ? " (coarse: K beyond what the row can verify)" : "");
+        }
+    }
+    (void)dev;
+}
+
 static int run_tests(const tc_args *a, const tc_device_info *dev)
 {
     int passed = 0, failed = 0, skipped = 0;
@@ -731,6 +799,12 @@ static int run_tests(const tc_args *a, const tc_device_info *dev)
                        r.row);
         }
     }
+    int not_applicable = 0;
+    if (!a->variant || strcmp(a->variant, "all") == 0)
+        run_transform_cases(a, dev, &passed, &failed, &not_applicable);
+    if (not_applicable)
+        printf("%d case%s not applicable: outside what the forced algorithm supports\n",
+               not_applicable, not_applicable > 1 ? "s" : "");
     return tc_test_finish(PROGRAM, passed, failed, skipped);
 }
 
