@@ -82,9 +82,6 @@ static const tc_cublas_mode m_bf16_f32 = {
 static const tc_cublas_mode m_i8_i32 = {
     .a_type = CUDA_R_8I, .b_type = CUDA_R_8I, .c_type = CUDA_R_32I,
     .compute = CUBLAS_COMPUTE_32I, .math_mode = CUBLAS_DEFAULT_MATH};
-static const tc_cublas_mode m_e4m3_f32 = {
-    .a_type = CUDA_R_8F_E4M3, .b_type = CUDA_R_8F_E4M3, .c_type = CUDA_R_32F,
-    .compute = CUBLAS_COMPUTE_32F, .math_mode = CUBLAS_DEFAULT_MATH, .use_lt = 1};
 
 /* A variant: what every mode shares, then its own fields (name, description, precision,
  * min_cc, size multiples when it has any, impl: its mode). */
@@ -116,7 +113,7 @@ static const tc_gemm_variant variants[] = {
     MODE(.name = "i8_i32",        .precision = "i8i32",    .min_cc = 75, .impl = &m_i8_i32,
          .mult_k = 4, .align_ab = {.ptr = 4, .ld = 4},
          .description = "int8 A,B -> int32 C, COMPUTE_32I (exact)"),
-    MODE(.name = "e4m3_f32",      .precision = "e4m3f32",  .min_cc = 89, .impl = &m_e4m3_f32,
+    MODE(.name = "e4m3_f32",      .precision = "e4m3f32",  .min_cc = 89, .impl = &tc_cublas_e4m3f32,
          .mult_m = 16, .mult_n = 16, .mult_k = 16, .align_ab = {.ptr = 16, .ld = 16},
          .align_c = {.ptr = 16, .ld = 64}, /* cuBLASLt: every ld a multiple of 16 elements */
          .description = "fp8 e4m3 A,B -> f32 C, cublasLtMatmul (TN only)"),

@@ -81,6 +81,7 @@
 #include <stdlib.h>
 
 const wgmma_input wgmma_in_f16 = WGMMA_IN_F16, wgmma_in_bf16 = WGMMA_IN_BF16;
+const wgmma_input wgmma_in_e4m3 = WGMMA_IN_E4M3, wgmma_in_e5m2 = WGMMA_IN_E5M2;
 
 /* The tile configuration (wg_config), the epilogue, the four wgmma of a k-tile, the ring of
  * stages and the warp-specialised kernel of v3 and v4 (gemm_warpspec) are in
@@ -222,6 +223,7 @@ __global__ void __launch_bounds__(Cfg::CONSUMERS *WG_THREADS, 1)
 typedef wg_config<128, 3, 2> V1;
 typedef wg_config<128, 4, 2> V2;
 typedef wg_config<256, 4, 2> V3; /* also v4 */
+typedef wg_config<128, 6, 2> V5; /* fp8: two sets of 64 accumulators, 6 stages of 32 KiB */
 constexpr int GROUP_M = 8;
 constexpr int V4_CLUSTER = 2;
 
@@ -308,5 +310,23 @@ extern "C" void wgmma_v2_launch(const tc_gemm_variant *v, const tc_gemm_problem 
 WS_HOOKS(v3, false, 1, GROUP_M)
 WS_HOOKS(v4, true, V4_CLUSTER, GROUP_M)
 #undef WS_HOOKS
+
+static bool is_e5m2(const tc_gemm_variant *v)
+{
+    return *(const wgmma_input *)v->impl == WGMMA_IN_E5M2;
+}
+extern "C" const char *wgmma_v5_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    return is_e5m2(v) ? ws_prepare<__nv_fp8_e5m2, V5, true, V4_CLUSTER, GROUP_M, true>(p)
+                      : ws_prepare<__nv_fp8_e4m3, V5, true, V4_CLUSTER, GROUP_M, true>(p);
+}
+extern "C" void wgmma_v5_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                                cudaStream_t stream)
+{
+    if (is_e5m2(v))
+        ws_launch<__nv_fp8_e5m2, V5, true, V4_CLUSTER, GROUP_M, true>(p, stream);
+    else
+        ws_launch<__nv_fp8_e4m3, V5, true, V4_CLUSTER, GROUP_M, true>(p, stream);
+}
 
 extern "C" void wgmma_release(const tc_gemm_variant *v, tc_gemm_problem *p) { ws_release(p); }

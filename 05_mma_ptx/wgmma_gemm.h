@@ -1,8 +1,8 @@
 /* 05_mma_ptx/wgmma_gemm.h - the launchers of wgmma_gemm.cu (part 2 of chapter 05, sm_90a), as hooks
  * of the GEMM driver's variant table (common/gemm_driver.h). Every variant computes
  * C = alpha*A*B + beta*C with A row-major M x K, B column-major K x N (both K-contiguous), C
- * row-major M x N f32; A and B f16 or bf16, as the variant's impl says (a pointer to wgmma_in_f16
- * or wgmma_in_bf16). */
+ * row-major M x N f32; A and B f16, bf16 (v1..v4) or fp8 (v5), as the variant's impl says (a
+ * pointer to wgmma_in_f16, wgmma_in_bf16, wgmma_in_e4m3 or wgmma_in_e5m2). */
 #ifndef WGMMA_GEMM_H
 #define WGMMA_GEMM_H
 
@@ -13,8 +13,9 @@
 extern "C" {
 #endif
 
-typedef enum { WGMMA_IN_F16, WGMMA_IN_BF16 } wgmma_input;
-extern const wgmma_input wgmma_in_f16, wgmma_in_bf16; /* the impl of a variant row */
+typedef enum { WGMMA_IN_F16, WGMMA_IN_BF16, WGMMA_IN_E4M3, WGMMA_IN_E5M2 } wgmma_input;
+/* the impl of a variant row */
+extern const wgmma_input wgmma_in_f16, wgmma_in_bf16, wgmma_in_e4m3, wgmma_in_e5m2;
 
 const char *wgmma_v1_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void wgmma_v1_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
@@ -24,7 +25,10 @@ const char *wgmma_v3_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void wgmma_v3_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
 const char *wgmma_v4_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void wgmma_v4_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
-/* frees what the prepare() of v2..v4 made (the tensor maps and the grid) */
+/* v5: fp8 (e4m3 or e5m2), v4's pipeline with 128 x 128 tiles and an f32 promotion per k-tile */
+const char *wgmma_v5_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
+void wgmma_v5_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
+/* frees what the prepare() of v2..v5 made (the tensor maps and the grid) */
 void wgmma_release(const tc_gemm_variant *v, tc_gemm_problem *p);
 
 #ifdef __cplusplus

@@ -4,7 +4,8 @@
  * The variant table below is the whole ladder as the tools see it: --list prints it, --test runs
  * every row on the test matrix (odd sizes, alpha/beta != (1, 0), padded and offset operands),
  * --bench times every row at 4096^3 and 8192^3 next to cuBLAS in the same layout, precision and
- * run. The ladder runs twice: f16 inputs ("FP16 GEMM") and bf16 inputs ("BF16 GEMM").
+ * run. The ladder runs twice: f16 inputs ("FP16 GEMM") and bf16 inputs ("BF16 GEMM"); v5 runs
+ * it with fp8 inputs ("FP8 GEMM": e4m3 and e5m2) next to cuBLASLt's e4m3.
  *
  * Layout of every row: A row-major, B column-major, C row-major f32 ("RCR" in --list), as in
  * part 1 (05_mma_gemm), so the two ladders and their cuBLAS rows compare directly.
@@ -47,6 +48,12 @@ static void *wgmma_chapter_init(const tc_device_info *dev, FILE *info)
      .impl = &wgmma_in_bf16, __VA_ARGS__}
 /* the TMA reads A and B: 16-byte aligned starts and row pitches */
 #define TMA_ALIGN {.ptr = 16, .ld = 16}
+/* an fp8 rung: K a multiple of 16 (rows of A and B 16 bytes apart for the TMA) */
+#define FP8(NAME, PRECISION, IMPL, ...)                                                            \
+    {.name = NAME, .precision = PRECISION, .min_cc = 90, .a_layout = ROW, .b_layout = COL,        \
+     .c_layout = ROW, .problem = "FP8 GEMM", .baseline = "cublaslt_e4m3f32", .impl = IMPL,        \
+     .mult_k = 16, .align_ab = TMA_ALIGN, .prepare = wgmma_v5_prepare, .launch = wgmma_v5_launch, \
+     .release = wgmma_release, __VA_ARGS__}
 #define LADDER(X)                                                                                  \
     X("v1_wgmma",    .prepare = wgmma_v1_prepare, .launch = wgmma_v1_launch,                       \
       .description = "wgmma m64n128k16, 128x128, cp.async 3-stage ring, swizzle by hand"),         \
@@ -69,6 +76,17 @@ static const tc_gemm_variant variants[] = {
            .impl = &tc_cublas_bf16f32,
            .description = "cuBLAS, bf16 in, f32 accumulate and out (the bf16 baseline)"),
     LADDER(BF16),
+    {.name = "cublaslt_e4m3f32", .precision = "e4m3f32", .min_cc = 89, .a_layout = ROW,
+     .b_layout = COL, .c_layout = ROW, .problem = "FP8 GEMM",
+     .mult_m = 16, .mult_n = 16, .mult_k = 16, .align_ab = TMA_ALIGN,
+     .align_c = {.ptr = 16, .ld = 64}, /* cuBLASLt FP8: every ld a multiple of 16 elements */
+     .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, .release = tc_cublas_release,
+     .impl = &tc_cublas_e4m3f32,
+     .description = "cuBLASLt, fp8 e4m3 in, f32 out (the fp8 baseline; it has no e5m2 x e5m2)"},
+    FP8("v5_fp8_e4m3", "e4m3f32", &wgmma_in_e4m3,
+        .description = "v4 for fp8: wgmma m64n128k32 e4m3, 128x128, f32 promotion per k-tile"),
+    FP8("v5_fp8_e5m2", "e5m2f32", &wgmma_in_e5m2,
+        .description = "the same with e5m2 inputs (compared with cuBLASLt's e4m3)"),
 };
 // clang-format on
 

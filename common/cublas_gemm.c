@@ -28,6 +28,12 @@ const tc_cublas_mode tc_cublas_bf16f32 = {.a_type = CUDA_R_16BF,
                                           .c_type = CUDA_R_32F,
                                           .compute = CUBLAS_COMPUTE_32F,
                                           .math_mode = CUBLAS_DEFAULT_MATH};
+const tc_cublas_mode tc_cublas_e4m3f32 = {.a_type = CUDA_R_8F_E4M3,
+                                          .b_type = CUDA_R_8F_E4M3,
+                                          .c_type = CUDA_R_32F,
+                                          .compute = CUBLAS_COMPUTE_32F,
+                                          .math_mode = CUBLAS_DEFAULT_MATH,
+                                          .use_lt = 1};
 const tc_cublas_mode tc_cublas_i8i32 = {.a_type = CUDA_R_8I,
                                         .b_type = CUDA_R_8I,
                                         .c_type = CUDA_R_32I,
@@ -118,6 +124,7 @@ typedef struct {
     cublasLtMatmulDesc_t desc;
     cublasLtMatrixLayout_t la, lb, lc;
     cublasLtMatmulAlgo_t algo;
+    int swap; /* C row-major: computed as C^T = B^T A^T, the operands swapped */
 } lt_plan;
 
 const char *tc_cublas_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
@@ -136,22 +143,26 @@ const char *tc_cublas_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
                             "multiples of 16";
 
     /* FP8 on Hopper and Ada: only the "TN" form, i.e. both operands K-contiguous (A row-major,
-     * B column-major) and C column-major. */
-    if (p->a_layout != TC_ROW_MAJOR || p->b_layout != TC_COL_MAJOR || p->c_layout != TC_COL_MAJOR)
-        return "cuBLASLt FP8 needs A row-major, B column-major, C column-major (TN)";
+     * B column-major). A row-major C is the column-major C^T = B^T A^T, again TN with the
+     * operands swapped. */
+    if (p->a_layout != TC_ROW_MAJOR || p->b_layout != TC_COL_MAJOR)
+        return "cuBLASLt FP8 needs A row-major and B column-major (TN)";
     lt_plan *plan = (lt_plan *)tc_xmalloc(sizeof *plan);
+    plan->swap = p->c_layout == TC_ROW_MAJOR;
+    const long m = plan->swap ? p->N : p->M, n = plan->swap ? p->M : p->N;
+    const long ld1 = plan->swap ? p->ldb : p->lda, ld2 = plan->swap ? p->lda : p->ldb;
     cublasOperation_t opT = CUBLAS_OP_T, opN = CUBLAS_OP_N;
     TC_CUBLAS_CHECK(cublasLtMatmulDescCreate(&plan->desc, mode->compute, CUDA_R_32F));
     TC_CUBLAS_CHECK(
         cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &opT, sizeof opT));
     TC_CUBLAS_CHECK(
         cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &opN, sizeof opN));
-    TC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->la, mode->a_type, (uint64_t)p->K,
-                                               (uint64_t)p->M, p->lda));
-    TC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->lb, mode->b_type, (uint64_t)p->K,
-                                               (uint64_t)p->N, p->ldb));
-    TC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->lc, mode->c_type, (uint64_t)p->M,
-                                               (uint64_t)p->N, p->ldc));
+    TC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->la, plan->swap ? mode->b_type : mode->a_type,
+                                               (uint64_t)p->K, (uint64_t)m, ld1));
+    TC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->lb, plan->swap ? mode->a_type : mode->b_type,
+                                               (uint64_t)p->K, (uint64_t)n, ld2));
+    TC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->lc, mode->c_type, (uint64_t)m,
+                                               (uint64_t)n, p->ldc));
     cublasLtMatmulPreference_t pref;
     TC_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
     TC_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
@@ -187,8 +198,10 @@ void tc_cublas_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaSt
     const tc_cublas_mode *mode = (const tc_cublas_mode *)v->impl;
     if (mode->use_lt) {
         const lt_plan *plan = (const lt_plan *)p->plan;
-        TC_CUBLAS_CHECK(cublasLtMatmul(lt_handle, plan->desc, &p->alpha, p->d_a, plan->la, p->d_b,
-                                       plan->lb, &p->beta, p->d_c, plan->lc, p->d_c, plan->lc,
+        TC_CUBLAS_CHECK(cublasLtMatmul(lt_handle, plan->desc, &p->alpha,
+                                       plan->swap ? p->d_b : p->d_a, plan->la,
+                                       plan->swap ? p->d_a : p->d_b, plan->lb, &p->beta, p->d_c,
+                                       plan->lc, p->d_c, plan->lc,
                                        &plan->algo, workspace, workspace_bytes, stream));
         return;
     }

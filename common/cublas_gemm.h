@@ -28,6 +28,7 @@ extern const tc_cublas_mode tc_cublas_tf32;    /* COMPUTE_32F_FAST_TF32 */
 extern const tc_cublas_mode tc_cublas_f16f32;  /* f16 in, f32 accumulate and out */
 extern const tc_cublas_mode tc_cublas_bf16f32; /* bf16 in, f32 accumulate and out */
 extern const tc_cublas_mode tc_cublas_i8i32;   /* int8 in, int32 accumulate and out */
+extern const tc_cublas_mode tc_cublas_e4m3f32; /* fp8 e4m3 in, f32 out, cublasLtMatmul (TN) */
 
 /* Variant hooks: impl must point to a tc_cublas_mode. */
 const char *tc_cublas_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);

@@ -2,8 +2,8 @@
  * host code of chapter 05's wgmma_gemm.cu and wgmma_probe.cu, and of chapter 04's wgmma rungs).
  *
  * A tensor map describes a tensor in global memory (base, sizes, strides, element type) and the
- * box one copy moves (here 128 bytes along k: 64 16-bit values or 32 f32 values, by box_rows
- * rows), with the swizzle the box gets in
+ * box one copy moves (here 128 bytes along k: 64 16-bit values, 32 f32 or 128 fp8 values, by
+ * box_rows rows), with the swizzle the box gets in
  * shared memory. It is made once on the host and passed to the kernel by value as a
  * __grid_constant__ parameter; the copy engine reads it from there.
  *
@@ -13,7 +13,7 @@
  *
  * The rules the TMA imposes, and that tma_operand_unsupported checks first: the base address
  * 16-byte aligned, the row stride (ld times the element size) a multiple of 16 bytes, i.e. ld a
- * multiple of 8 16-bit values or of 4 f32 values. Sizes need not be multiples of the box: the
+ * multiple of 16 fp8, 8 16-bit or 4 f32 values. Sizes need not be multiples of the box: the
  * parts of a box outside the tensor are filled with zeros in shared memory. */
 #ifndef TMA_MAP_H
 #define TMA_MAP_H
@@ -26,10 +26,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* The bytes of one element of the types used here (f16, bf16: 2; f32, read as tf32: 4). */
+/* The bytes of one element of the types used here (f16, bf16: 2; f32, read as tf32: 4; fp8 as
+ * UINT8: 1). */
 static inline int tma_elem_bytes(CUtensorMapDataType type)
 {
-    return type == CU_TENSOR_MAP_DATA_TYPE_FLOAT32 ? 4 : 2;
+    return type == CU_TENSOR_MAP_DATA_TYPE_FLOAT32 ? 4 : type == CU_TENSOR_MAP_DATA_TYPE_UINT8 ? 1 : 2;
 }
 
 /* NULL when a rows x K operand (leading dimension ld, elements of elem_bytes) at ptr can be read
@@ -38,8 +39,9 @@ static inline const char *tma_operand_unsupported(const void *ptr, long ld, int 
 {
     if ((uintptr_t)ptr % 16 != 0) return "the TMA needs a 16-byte aligned base address";
     if (ld * elem_bytes % 16 != 0)
-        return elem_bytes == 2 ? "the TMA needs rows a multiple of 16 bytes apart (ld % 8 == 0)"
-                               : "the TMA needs rows a multiple of 16 bytes apart (ld % 4 == 0)";
+        return elem_bytes == 1   ? "the TMA needs rows a multiple of 16 bytes apart (ld % 16 == 0)"
+               : elem_bytes == 2 ? "the TMA needs rows a multiple of 16 bytes apart (ld % 8 == 0)"
+                                 : "the TMA needs rows a multiple of 16 bytes apart (ld % 4 == 0)";
     return NULL;
 }
 

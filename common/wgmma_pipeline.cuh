@@ -23,7 +23,9 @@
  *                    a cluster: B multicast in slices); a consumer warp's release of a stage
  *   gemm_warpspec    warpgroup 0 produces, the others consume; optionally persistent and in
  *                    clusters of CLUSTER_M blocks that share B (chapter 05's README and NOTES.md
- *                    explain every choice)
+ *                    explain every choice); with PROMOTE, each k-tile is summed by the tensor
+ *                    cores into a fresh partial sum that the CUDA cores add to the f32 total
+ *                    (FP8: the tensor cores' running sum keeps fewer bits than f32)
  *   ws_prepare, ws_launch
  *                    the host side: TMA rules, tensor maps, shared-memory opt-in, grid size
  *   wgmma_kernel_unsupported
@@ -45,6 +47,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,7 +190,7 @@ template <int CLUSTER_M> __device__ __forceinline__ void release_stage(uint64_t 
  * ============================================================================================== */
 constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
 
-template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP_M>
+template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP_M, bool PROMOTE = false>
 __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
     gemm_warpspec(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
                   const __grid_constant__ CUtensorMap map_b, float *__restrict__ C, long ldc,
@@ -197,6 +200,8 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
     static_assert(PRODUCER_REGS * WG_THREADS + CONSUMER_REGS * WG_THREADS * Cfg::CONSUMERS <= 65536,
                   "the register file holds the producer's and the consumers' registers");
     static_assert(Cfg::BN % (8 * CLUSTER_M) == 0, "B's slices are whole 8-row swizzle atoms");
+    static_assert(!PROMOTE || 2 * Cfg::ACC <= CONSUMER_REGS - 64,
+                  "promotion keeps two sets of accumulators in registers");
     extern __shared__ unsigned char smem_raw[];
     const ring<Cfg> r(align_1024(smem_raw));
     const unsigned rank = CLUSTER_M > 1 ? cluster_ctarank() : 0;
@@ -248,14 +253,29 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
             for (int t = 0; t < k_tiles; t++, it++) {
                 const int s = it % Cfg::STAGES;
                 mbar_wait(&r.full[s], it / Cfg::STAGES % 2);
-                wgmma_k_tile<T, Cfg>(d, smem_u32(r.a(s)) + cw * WG_M * ROW_BYTES, smem_u32(r.b(s)),
-                                     t == 0);
-                wgmma_wait_group<1>(); /* the previous k-tile's group is done */
-                if (t > 0) release_stage<CLUSTER_M>(&r.empty[(it - 1) % Cfg::STAGES]);
+                const uint32_t a = smem_u32(r.a(s)) + cw * WG_M * ROW_BYTES, b = smem_u32(r.b(s));
+                if constexpr (PROMOTE) {
+                    /* the k-tile into a fresh partial sum; once it is complete (no group may stay
+                     * in flight while its registers are read: ptxas would serialise every
+                     * wgmma), the CUDA cores add it to the f32 total, rounding to nearest */
+                    float part[Cfg::ACC];
+                    wgmma_k_tile<T, Cfg>(part, a, b, true);
+                    wgmma_wait_group<0>();
+                    release_stage<CLUSTER_M>(&r.empty[s]);
+                    wgmma_fence_operand(part);
+#pragma unroll
+                    for (int i = 0; i < Cfg::ACC; i++) d[i] = t == 0 ? part[i] : d[i] + part[i];
+                } else {
+                    wgmma_k_tile<T, Cfg>(d, a, b, t == 0);
+                    wgmma_wait_group<1>(); /* the previous k-tile's group is done */
+                    if (t > 0) release_stage<CLUSTER_M>(&r.empty[(it - 1) % Cfg::STAGES]);
+                }
             }
-            wgmma_wait_group<0>();
-            wgmma_fence_operand(d);
-            release_stage<CLUSTER_M>(&r.empty[(it - 1) % Cfg::STAGES]);
+            if constexpr (!PROMOTE) {
+                wgmma_wait_group<0>();
+                wgmma_fence_operand(d);
+                release_stage<CLUSTER_M>(&r.empty[(it - 1) % Cfg::STAGES]);
+            }
             epilogue_direct<Cfg::ACC>(d, C, ldc, m0 + cw * WG_M, n0, M, N, alpha, beta, vec2);
         }
     }
@@ -277,6 +297,12 @@ template <> struct tma_dtype<__nv_bfloat16> {
 };
 template <> struct tma_dtype<float> { /* read as tf32 */
     static constexpr CUtensorMapDataType value = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+};
+template <> struct tma_dtype<__nv_fp8_e4m3> { /* bytes: the TMA does not interpret them */
+    static constexpr CUtensorMapDataType value = CU_TENSOR_MAP_DATA_TYPE_UINT8;
+};
+template <> struct tma_dtype<__nv_fp8_e5m2> {
+    static constexpr CUtensorMapDataType value = CU_TENSOR_MAP_DATA_TYPE_UINT8;
 };
 
 /* C may be stored as float2 pairs */
@@ -366,10 +392,10 @@ static unsigned ws_resident_blocks(const void *kernel, unsigned units)
     return CLUSTER_M * (units < resident ? units : resident);
 }
 
-template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP>
+template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP, bool PROMOTE = false>
 static const char *ws_prepare(tc_gemm_problem *p)
 {
-    const void *kernel = (const void *)gemm_warpspec<T, Cfg, PERSISTENT, CLUSTER_M, GROUP>;
+    const void *kernel = (const void *)gemm_warpspec<T, Cfg, PERSISTENT, CLUSTER_M, GROUP, PROMOTE>;
     const char *why = wgmma_kernel_unsupported(kernel);
     if (why) return why;
     why = wg_tma_unsupported<T>(p);
@@ -391,13 +417,13 @@ static const char *ws_prepare(tc_gemm_problem *p)
     return NULL;
 }
 
-template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP>
+template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP, bool PROMOTE = false>
 static void ws_launch(const tc_gemm_problem *p, cudaStream_t stream)
 {
     const wg_plan *plan = (const wg_plan *)p->plan;
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t cfg = ws_launch_config<Cfg>(plan->grid, CLUSTER_M, &attr, stream);
-    TC_CUDA_CHECK(cudaLaunchKernelEx(&cfg, gemm_warpspec<T, Cfg, PERSISTENT, CLUSTER_M, GROUP>, p->M,
+    TC_CUDA_CHECK(cudaLaunchKernelEx(&cfg, gemm_warpspec<T, Cfg, PERSISTENT, CLUSTER_M, GROUP, PROMOTE>, p->M,
                                      p->N, p->K, plan->map_a, plan->map_b, (float *)p->d_c, p->ldc,
                                      p->alpha, p->beta, wg_c_vec2(p)));
 }

@@ -7,9 +7,11 @@
  *   wgmma_fence              wgmma.fence.sync.aligned
  *   wgmma_commit_group       wgmma.commit_group.sync.aligned
  *   wgmma_wait_group<N>      wgmma.wait_group.sync.aligned N
- *   wgmma_m64n{128,256}k16_f32_{f16,bf16}, wgmma_m64n{128,256}k8_f32_tf32
- *                            wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16} and
- *                            m64nNk8.f32.tf32: D (+)= A B; wgmma_op<T, N> picks one by type
+ *   wgmma_m64n{128,256}k16_f32_{f16,bf16}, wgmma_m64n{128,256}k8_f32_tf32,
+ *   wgmma_m64n{128,256}k32_f32_{e4m3,e5m2}
+ *                            wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16},
+ *                            m64nNk8.f32.tf32 and m64nNk32.f32.{e4m3,e5m2}: D (+)= A B;
+ *                            wgmma_op<T, N> picks one by type
  *   mbar_init, mbar_arrive, mbar_arrive_expect_tx, mbar_wait, mbar_arrive_cluster
  *                            mbarrier.init / arrive / arrive.expect_tx / try_wait.parity; an
  *                            arrive on the same barrier of another CTA of the cluster (mapa)
@@ -77,14 +79,15 @@
  *     bits 49..51  base offset               (0: every tile starts 1024-byte aligned)
  *     bits 62..63  swizzle mode              (0 none, 1 = 128 bytes, 2 = 64, 3 = 32)
  *
- * tf32 values are 4 bytes: the same 128-byte rows hold 32 of them, and everything above holds
- * when counted in bytes (the TMA writes a 32-value box with the same swizzle).
+ * tf32 values are 4 bytes: the same 128-byte rows hold 32 of them, fp8 values 1 byte: 128 of
+ * them; everything above holds when counted in bytes (the TMA writes a 128-byte box with the same
+ * swizzle).
  *
- * One wgmma reads 32 bytes of each row: k = 16 16-bit values, or k = 8 tf32 values. The k-th
- * step inside a tile starts 32 k bytes into row 0: the byte address moves by 32 k (the descriptor is rebuilt from it,
- * so its start field, in 16-byte units, moves by 2 k) and everything else stays; the
- * hardware applies the XOR to the addresses it generates, so the un-swizzled offset is the right
- * one to add. A's 64 rows for warpgroup w of a block start at 128 * 64 w bytes (w 8-row groups
+ * One wgmma reads 32 bytes of each row: k = 16 16-bit values, k = 8 tf32 or k = 32 fp8 values.
+ * The k-th step inside a tile starts 32 k bytes into row 0: the byte address moves by 32 k (the
+ * descriptor is rebuilt from it, so its start field, in 16-byte units, moves by 2 k) and
+ * everything else stays; the hardware applies the XOR to the addresses it generates, so the
+ * un-swizzled offset is the right one to add. A's 64 rows for warpgroup w of a block start at 128 * 64 w bytes (w 8-row groups
  * times 8, all SBO apart).
  *
  * ---- Asynchrony: fence, commit, wait ----------------------------------------------------------
@@ -121,6 +124,7 @@
 #include <cuda.h> /* CUtensorMap */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <stdint.h>
 
 /* The instructions exist only in sm_90a code. A file built for sm_90a alone (chapter 05 part 2)
@@ -167,11 +171,11 @@ template <int R> static __device__ __forceinline__ void wgmma_fence_operand(floa
     for (int i = 0; i < R; i++) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-/* ---- wgmma.mma_async m64nNk16 (f16, bf16) and m64nNk8 (tf32), f32 accumulate ------------------
+/* ---- wgmma.mma_async m64nNk16 (f16, bf16), m64nNk8 (tf32), m64nNk32 (fp8), f32 accumulate -----
  * D (64 x N) = A (64 x k) B (k x N) + (scale_d ? D : 0), A and B from shared memory through
  * their descriptors, both K-major (for 16-bit types the two "transpose" immediates are 0; tf32
- * has none and must be K-major), scale-a = scale-b = 1. A tf32 operand is read from f32 bits, of
- * which the tensor core ignores the 13 low ones.
+ * and fp8 have none and must be K-major), scale-a = scale-b = 1. A tf32 operand is read from f32
+ * bits, of which the tensor core ignores the 13 low ones.
  * d: the N / 2 accumulator registers of this thread in the layout above. Every register must be
  * named in the asm, hence the lists. */
 // clang-format off
@@ -219,8 +223,8 @@ template <int R> static __device__ __forceinline__ void wgmma_fence_operand(floa
     "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
     "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
 
-/* wgmma_op<T, N>::run: the instruction below chosen by input type (T = __half, __nv_bfloat16, or
- * float for tf32) and N, for the kernels' templates. */
+/* wgmma_op<T, N>::run: the instruction below chosen by input type (T = __half, __nv_bfloat16,
+ * float for tf32, __nv_fp8_e4m3, __nv_fp8_e5m2) and N, for the kernels' templates. */
 template <class T, int N> struct wgmma_op;
 
 /* NAME, N, K, the register count, the type in PTX, the operand numbers of desc_a, desc_b, scale_d,
@@ -252,6 +256,10 @@ WGMMA_DEFINE(wgmma_m64n256k16_f32_f16, 256, 16, 128, "f16", 128, 129, 130, __hal
 WGMMA_DEFINE(wgmma_m64n256k16_f32_bf16, 256, 16, 128, "bf16", 128, 129, 130, __nv_bfloat16, "1, 1, 0, 0")
 WGMMA_DEFINE(wgmma_m64n128k8_f32_tf32, 128, 8, 64, "tf32", 64, 65, 66, float, "1, 1")
 WGMMA_DEFINE(wgmma_m64n256k8_f32_tf32, 256, 8, 128, "tf32", 128, 129, 130, float, "1, 1")
+WGMMA_DEFINE(wgmma_m64n128k32_f32_e4m3, 128, 32, 64, "e4m3", 64, 65, 66, __nv_fp8_e4m3, "1, 1")
+WGMMA_DEFINE(wgmma_m64n256k32_f32_e4m3, 256, 32, 128, "e4m3", 128, 129, 130, __nv_fp8_e4m3, "1, 1")
+WGMMA_DEFINE(wgmma_m64n128k32_f32_e5m2, 128, 32, 64, "e5m2", 64, 65, 66, __nv_fp8_e5m2, "1, 1")
+WGMMA_DEFINE(wgmma_m64n256k32_f32_e5m2, 256, 32, 128, "e5m2", 128, 129, 130, __nv_fp8_e5m2, "1, 1")
 #undef WGMMA_DEFINE
 // clang-format on
 
