@@ -57,7 +57,7 @@ typedef enum {
     ALGO_HEURISTIC,
     ALGO_FIND,
     ALGO_PRECOMP,
-    ALGO_FFT_TILING,      /* --test's transform cases only */
+    ALGO_FFT_TILING,       /* --test's transform cases only */
     ALGO_WINOGRAD_NONFUSED /* --test's transform cases only */
 } algo_choice;
 typedef enum { API_LEGACY, API_GRAPH } api_kind;

@@ -1,5 +1,7 @@
 /* 04_wmma_tf32/main.c - the host driver of chapter 04: FP32 on the CUDA cores (sgemm.cu), the
- * WMMA TF32 ladder and 3xTF32 (wmma_tf32.cu), each next to cuBLAS in the same precision.
+ * WMMA TF32 ladder and 3xTF32 (wmma_tf32.cu), each next to cuBLAS in the same precision; part 2
+ * (FAST.md): TF32 with k = 8 on mma.sync (v6, mma_tf32.cu) and on Hopper's wgmma (v7), and 3xTF32
+ * on wgmma (v8, wgmma_tf32.cu), with B column-major and cuBLAS in that layout.
  *
  * The variant table below is the whole chapter as the tools see it: --list prints it, --test
  * runs every row on the test matrix (odd sizes, alpha/beta != (1, 0)), --bench times every row
@@ -12,6 +14,10 @@
  *              the raw f32 data, the kernels round it with cvt.rna.tf32.f32, and the reference
  *              is built from the same data rounded the same way on the host, so it multiplies
  *              exactly the values the tensor cores multiply (and tests the kernels' rounding).
+ *   TF32 GEMM (B K-major), FP32 GEMM (B K-major)
+ *              part 2's rows: v6, v7 feed the raw f32 data to the tensor cores, which truncate
+ *              it (row tf32_rz: the host truncates the reference's inputs the same way); v8
+ *              splits it as v5 does (row 3xtf32).
  * The default run prints, for every row, the error against the reference (rel_err) and against
  * the FP64 product of the f32 data (vs_f32data): the accuracy table of the README, once with
  * uniform inputs and once with --inputs wide.

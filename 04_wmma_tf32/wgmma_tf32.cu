@@ -1,4 +1,5 @@
-/* 04_wmma_tf32/wgmma_tf32.cu - TF32 at Hopper's speed: wgmma with k = 8 (v7), and 3xTF32 on it (v8).
+/* 04_wmma_tf32/wgmma_tf32.cu - TF32 at Hopper's speed: wgmma with k = 8 (v7), and 3xTF32 on it
+ * (v8).
  * sm_90a code; the file is built for every target of the chapter, and on anything but the sm_90a
  * pass the kernels are empty (TC_SM90A), so prepare() checks that the GPU runs the sm_90a code.
  *
@@ -140,7 +141,8 @@ __device__ __forceinline__ void x3_k_tile(float (&d)[Cfg::ACC], uint32_t a_big, 
     wgmma_fence_operand(d);
 }
 
-template <int ACC> __device__ __forceinline__ void add_partial(float (&acc)[ACC], float (&part)[ACC])
+template <int ACC>
+__device__ __forceinline__ void add_partial(float (&acc)[ACC], float (&part)[ACC])
 {
     wgmma_fence_operand(part);
 #pragma unroll
@@ -258,10 +260,10 @@ extern "C" void tf32_v8_launch(const tc_gemm_variant *v, const tc_gemm_problem *
     float *b_big = a_small + (size_t)p->M * kp, *b_small = b_big + (size_t)p->N * kp;
     launch_split((const float *)p->d_a, p->lda, p->M, p->K, kp, a_big, a_small, stream);
     launch_split((const float *)p->d_b, p->ldb, p->N, p->K, kp, b_big, b_small, stream);
-    gemm_3xtf32<V8, GROUP_M><<<plan->grid, (V8::CONSUMERS + 1) * WG_THREADS, V8::SMEM_BYTES,
-                               stream>>>(p->M, p->N, p->K, plan->a_big, plan->a_small, plan->b_big,
-                                         plan->b_small, (float *)p->d_c, p->ldc, p->alpha, p->beta,
-                                         wg_c_vec2(p));
+    gemm_3xtf32<V8, GROUP_M>
+        <<<plan->grid, (V8::CONSUMERS + 1) * WG_THREADS, V8::SMEM_BYTES, stream>>>(
+            p->M, p->N, p->K, plan->a_big, plan->a_small, plan->b_big, plan->b_small,
+            (float *)p->d_c, p->ldc, p->alpha, p->beta, wg_c_vec2(p));
 }
 
 extern "C" void tf32_v8_release(const tc_gemm_variant *v, tc_gemm_problem *p)

@@ -161,8 +161,8 @@ const char *tc_cublas_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
                                                (uint64_t)p->K, (uint64_t)m, ld1));
     TC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->lb, plan->swap ? mode->a_type : mode->b_type,
                                                (uint64_t)p->K, (uint64_t)n, ld2));
-    TC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->lc, mode->c_type, (uint64_t)m,
-                                               (uint64_t)n, p->ldc));
+    TC_CUBLAS_CHECK(
+        cublasLtMatrixLayoutCreate(&plan->lc, mode->c_type, (uint64_t)m, (uint64_t)n, p->ldc));
     cublasLtMatmulPreference_t pref;
     TC_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
     TC_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
@@ -198,11 +198,10 @@ void tc_cublas_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaSt
     const tc_cublas_mode *mode = (const tc_cublas_mode *)v->impl;
     if (mode->use_lt) {
         const lt_plan *plan = (const lt_plan *)p->plan;
-        TC_CUBLAS_CHECK(cublasLtMatmul(lt_handle, plan->desc, &p->alpha,
-                                       plan->swap ? p->d_b : p->d_a, plan->la,
-                                       plan->swap ? p->d_a : p->d_b, plan->lb, &p->beta, p->d_c,
-                                       plan->lc, p->d_c, plan->lc,
-                                       &plan->algo, workspace, workspace_bytes, stream));
+        TC_CUBLAS_CHECK(
+            cublasLtMatmul(lt_handle, plan->desc, &p->alpha, plan->swap ? p->d_b : p->d_a, plan->la,
+                           plan->swap ? p->d_a : p->d_b, plan->lb, &p->beta, p->d_c, plan->lc,
+                           p->d_c, plan->lc, &plan->algo, workspace, workspace_bytes, stream));
         return;
     }
     TC_CUBLAS_CHECK(cublasSetStream(handle, stream));

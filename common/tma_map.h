@@ -30,7 +30,9 @@
  * UINT8: 1). */
 static inline int tma_elem_bytes(CUtensorMapDataType type)
 {
-    return type == CU_TENSOR_MAP_DATA_TYPE_FLOAT32 ? 4 : type == CU_TENSOR_MAP_DATA_TYPE_UINT8 ? 1 : 2;
+    return type == CU_TENSOR_MAP_DATA_TYPE_FLOAT32 ? 4
+           : type == CU_TENSOR_MAP_DATA_TYPE_UINT8 ? 1
+                                                   : 2;
 }
 
 /* NULL when a rows x K operand (leading dimension ld, elements of elem_bytes) at ptr can be read
@@ -79,11 +81,10 @@ static inline CUtensorMap tma_map_kmajor(const void *base, CUtensorMapDataType t
     const cuuint64_t strides[1] = {(cuuint64_t)ld * bytes};       /* bytes, of dims 1.. */
     const cuuint32_t box[2] = {(cuuint32_t)(128 / bytes), (cuuint32_t)box_rows};
     const cuuint32_t element_strides[2] = {1, 1};
-    CUresult r = tma_encode_function()(&map, type, 2, (void *)base, dims, strides, box,
-                                       element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                       CU_TENSOR_MAP_SWIZZLE_128B,
-                                       CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    CUresult r = tma_encode_function()(
+        &map, type, 2, (void *)base, dims, strides, box, element_strides,
+        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {
         char detail[128];
         snprintf(detail, sizeof detail, "CUresult %d for %ld x %ld, ld %ld, box %d x %d", (int)r,

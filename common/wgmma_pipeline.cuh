@@ -182,8 +182,9 @@ template <int CLUSTER_M> __device__ __forceinline__ void release_stage(uint64_t 
 }
 
 /* ================================================================================================
- * The warp-specialised kernel (chapter 05's v3 and v4, chapter 04's v7). Warpgroup 0 produces, warpgroups 1..CONSUMERS consume. A block works
- * on "units": one tile of C, or with a cluster one column of CLUSTER_M vertically neighbouring
+ * The warp-specialised kernel (chapter 05's v3, v4 and v5, chapter 04's v7). Warpgroup 0
+ * produces, warpgroups 1..CONSUMERS consume. A block works on "units": one tile of C, or with a
+ * cluster one column of CLUSTER_M vertically neighbouring
  * tiles (block `rank` of the cluster takes the rank-th). PERSISTENT: a block walks units
  * blockIdx / CLUSTER_M, + the number of clusters, ...; else it takes one. Producer and consumers
  * walk the same sequence, and the ring's position (it) runs on across units.
@@ -328,8 +329,7 @@ template <class T> static const char *wg_tma_unsupported(const tc_gemm_problem *
     return why;
 }
 
-template <class T>
-static wg_plan *wg_make_plan(const tc_gemm_problem *p, int bm, int b_box)
+template <class T> static wg_plan *wg_make_plan(const tc_gemm_problem *p, int bm, int b_box)
 {
     wg_plan *plan = (wg_plan *)malloc(sizeof *plan);
     if (!plan) return NULL;
@@ -386,7 +386,8 @@ static unsigned ws_resident_blocks(const void *kernel, unsigned units)
     int dev = 0, sms = 0, clusters = 0;
     TC_CUDA_CHECK(cudaGetDevice(&dev));
     TC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    cudaLaunchConfig_t cfg = ws_launch_config<Cfg>((unsigned)(CLUSTER_M * sms), CLUSTER_M, &attr, 0);
+    cudaLaunchConfig_t cfg =
+        ws_launch_config<Cfg>((unsigned)(CLUSTER_M * sms), CLUSTER_M, &attr, 0);
     TC_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
     const unsigned resident = (unsigned)clusters;
     return CLUSTER_M * (units < resident ? units : resident);
@@ -423,9 +424,9 @@ static void ws_launch(const tc_gemm_problem *p, cudaStream_t stream)
     const wg_plan *plan = (const wg_plan *)p->plan;
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t cfg = ws_launch_config<Cfg>(plan->grid, CLUSTER_M, &attr, stream);
-    TC_CUDA_CHECK(cudaLaunchKernelEx(&cfg, gemm_warpspec<T, Cfg, PERSISTENT, CLUSTER_M, GROUP, PROMOTE>, p->M,
-                                     p->N, p->K, plan->map_a, plan->map_b, (float *)p->d_c, p->ldc,
-                                     p->alpha, p->beta, wg_c_vec2(p)));
+    TC_CUDA_CHECK(cudaLaunchKernelEx(
+        &cfg, gemm_warpspec<T, Cfg, PERSISTENT, CLUSTER_M, GROUP, PROMOTE>, p->M, p->N, p->K,
+        plan->map_a, plan->map_b, (float *)p->d_c, p->ldc, p->alpha, p->beta, wg_c_vec2(p)));
 }
 
 /* The plan of ws_prepare (and of any prepare that stores a malloc'ed plan) */

@@ -87,8 +87,8 @@
  * The k-th step inside a tile starts 32 k bytes into row 0: the byte address moves by 32 k (the
  * descriptor is rebuilt from it, so its start field, in 16-byte units, moves by 2 k) and
  * everything else stays; the hardware applies the XOR to the addresses it generates, so the
- * un-swizzled offset is the right one to add. A's 64 rows for warpgroup w of a block start at 128 * 64 w bytes (w 8-row groups
- * times 8, all SBO apart).
+ * un-swizzled offset is the right one to add. A's 64 rows for warpgroup w of a block start at
+ * 128 * 64 w bytes (w 8-row groups times 8, all SBO apart).
  *
  * ---- Asynchrony: fence, commit, wait ----------------------------------------------------------
  * wgmma.mma_async returns before the tensor cores are done. Between issue and completion the
@@ -130,7 +130,7 @@
 /* The instructions exist only in sm_90a code. A file built for sm_90a alone (chapter 05 part 2)
  * uses them freely; a file built for several targets (chapter 04: sm_80 and up, sm_90a for 90)
  * compiles its wgmma kernels' bodies only #if TC_SM90A and checks on the host that the GPU runs
- * its sm_90a code (tc_wgmma_unsupported in wgmma_pipeline.cuh). Compiling for sm_90 without the
+ * its sm_90a code (wgmma_kernel_unsupported in wgmma_pipeline.cuh). Compiling for sm_90 without the
  * "a" is the one mistake caught here. */
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define TC_SM90A 1
