@@ -8,6 +8,7 @@
 #include <string.h>
 
 /* ---- the tolerance table ------------------------------------------------------------------- */
+#define U_F64    0x1p-53 /* unit roundoff of f64 (round to nearest) */
 #define U_F32    0x1p-24 /* unit roundoff of f32 (round to nearest) */
 #define U_F32_TC 0x1p-23 /* f32 accumulation in a tensor core: truncation, one ulp per step */
 #define U_TF32   0x1p-11 /* tf32 and f16 keep 11 significant bits */
@@ -70,6 +71,7 @@
 // clang-format off
 static const tc_precision tc_precisions[] = {
     /* name           in       out      u_in             u_acc      u_out   in_round  what */
+    {"f64",           TC_F64,  TC_F64,  0,               U_F64,     U_F64,  NULL,     "f64 in, f64 FMA accumulate (CUDA cores or DMMA), f64 out"},
     {"f32",           TC_F32,  TC_F32,  0,               U_F32,     U_F32,  NULL,     "f32 in, f32 FMA accumulate (CUDA cores)"},
     {"f32_tf32",      TC_F32,  TC_F32,  U_TF32,          U_F32_TC,  U_F32,  NULL,     "f32 in memory, converted to tf32 inside the library, f32 accumulate"},
     {"f32_f16",       TC_F32,  TC_F32,  U_F16,           U_F32_TC,  U_F32,  NULL,     "f32 in memory, converted to f16 inside the library, f32 accumulate"},
@@ -220,15 +222,36 @@ void tc_sample_get(const tc_sample *s, long e, long *i, long *j)
  * A is converted once to float, row-major rows x K (af), and B to float, column-major: cols rows
  * of K (bf). Every format the chapters use converts to float exactly, the product of two floats
  * is exact in double (24 + 24 significant bits < 53), and the sum is accumulated in double with
- * four independent partial sums (for speed; the order is fixed, so the result is deterministic). */
+ * four independent partial sums (for speed; the order is fixed, so the result is deterministic).
+ *
+ * f64 data (an FP64 GEMM is judged against something more accurate than FP64): A and B are kept
+ * as double (ad, bd) and each dot product is the compensated Dot2 of Ogita, Rump and Oishi
+ * (2005): every product split exactly into p + e with an FMA, every addition into its sum and its
+ * rounding error (TwoSum), the errors summed apart. The result is as accurate as a dot product
+ * computed in twice the working precision and then rounded once to double: within one unit of
+ * double's rounding of the exact sum, plus K^2 2^-106 sum|a_k b_k|. */
 typedef struct {
     const tc_matrix *A, *B;
     const tc_sample *s;
     float *af, *bf;
+    double *ad, *bd; /* f64 data instead of af, bf */
     long K;
     double *ref;
     int phase; /* 0: convert, 1: dot products */
 } ref_job;
+
+/* sum_k a[k] b[k], compensated (Dot2) */
+static double dot2(const double *a, const double *b, long K)
+{
+    double s = 0, c = 0;
+    for (long k = 0; k < K; k++) {
+        const double p = a[k] * b[k], pe = fma(a[k], b[k], -p);          /* a b = p + pe exactly */
+        const double t = s + p, z = t - s, se = (s - (t - z)) + (p - z); /* s + p = t + se */
+        s = t;
+        c += pe + se;
+    }
+    return s + c;
+}
 
 static void ref_worker(void *ctx, int tid, int nthreads)
 {
@@ -238,11 +261,18 @@ static void ref_worker(void *ctx, int tid, int nthreads)
         long rows = j->A->rows, cols = j->B->cols, total = rows + cols;
         long lo = total * tid / nthreads, hi = total * (tid + 1) / nthreads;
         for (long r = lo; r < hi; r++) {
-            if (r < rows)
+            if (j->ad) {
+                if (r < rows)
+                    for (long k = 0; k < K; k++) j->ad[r * K + k] = elem(j->A, r, k);
+                else
+                    for (long k = 0; k < K; k++)
+                        j->bd[(r - rows) * K + k] = elem(j->B, k, r - rows);
+            } else if (r < rows) {
                 for (long k = 0; k < K; k++) j->af[r * K + k] = (float)elem(j->A, r, k);
-            else
+            } else {
                 for (long k = 0; k < K; k++)
                     j->bf[(r - rows) * K + k] = (float)elem(j->B, k, r - rows);
+            }
         }
         return;
     }
@@ -251,6 +281,10 @@ static void ref_worker(void *ctx, int tid, int nthreads)
     for (long e = lo; e < hi; e++) {
         long i, c;
         tc_sample_get(j->s, e, &i, &c);
+        if (j->ad) {
+            j->ref[e] = dot2(j->ad + i * K, j->bd + c * K, K);
+            continue;
+        }
         const float *a = j->af + i * K, *b = j->bf + c * K;
         double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
         long k = 0;
@@ -278,14 +312,21 @@ void tc_ref_gemm(const tc_matrix *A, const tc_matrix *B, const tc_sample *s, dou
     job.s = s;
     job.K = A->cols;
     job.ref = ref;
-    job.af = (float *)tc_xmalloc((size_t)A->rows * (size_t)job.K * sizeof(float));
-    job.bf = (float *)tc_xmalloc((size_t)B->cols * (size_t)job.K * sizeof(float));
+    if (A->type == TC_F64 || B->type == TC_F64) {
+        job.ad = (double *)tc_xmalloc((size_t)A->rows * (size_t)job.K * sizeof(double));
+        job.bd = (double *)tc_xmalloc((size_t)B->cols * (size_t)job.K * sizeof(double));
+    } else {
+        job.af = (float *)tc_xmalloc((size_t)A->rows * (size_t)job.K * sizeof(float));
+        job.bf = (float *)tc_xmalloc((size_t)B->cols * (size_t)job.K * sizeof(float));
+    }
     job.phase = 0;
     tc_parallel(ref_worker, &job);
     job.phase = 1;
     tc_parallel(ref_worker, &job);
     free(job.af);
     free(job.bf);
+    free(job.ad);
+    free(job.bd);
 }
 
 /* ---- the checker --------------------------------------------------------------------------- */
