@@ -55,6 +55,14 @@
  * truncations per product of k = 16. (With U_F32_TC, test_verify's simulation of a correct
  * result failed at K = 65536, 1.58 of atol.) */
 #define U_F32_TC_K8 0x1p-22
+/* The Ozaki scheme with s int8 slices (chapter 09, v2_ozaki): each product a b is off by at most
+ * (s + 2) 2^-7s 2^(ea + eb), where 2^ea <= 2 max|row of A| and 2^eb <= 2 max|column of B|: the
+ * truncated slices and the diagonals left out (09_emulated_precision/ozaki_model.h). Relative to
+ * s = amax bmax that is 4 (s + 2) 2^-7s, an input-rounding term (independent per product). The
+ * diagonals are summed in f64. */
+#define U_OZ6 (32 * 0x1p-42)
+#define U_OZ7 (36 * 0x1p-49)
+#define U_OZ8 (40 * 0x1p-56)
 /* the tf32 row's host rounding: ties away from zero, like wmma::__float_to_tf32 (cvt.rna) */
 #define TF32_RNA tc_f32_to_tf32_rna
 /* The tf32_rz row: mma.sync m16n8k8 and wgmma read f32 bits as tf32 and ignore the 13 low bits
@@ -72,6 +80,9 @@
 static const tc_precision tc_precisions[] = {
     /* name           in       out      u_in             u_acc      u_out   in_round  what */
     {"f64",           TC_F64,  TC_F64,  0,               U_F64,     U_F64,  NULL,     "f64 in, f64 FMA accumulate (CUDA cores or DMMA), f64 out"},
+    {"f64_oz6",       TC_F64,  TC_F64,  U_OZ6,           U_F64,     U_F64,  NULL,     "f64 from 6 int8 slices per value (Ozaki), f64 sums"},
+    {"f64_oz7",       TC_F64,  TC_F64,  U_OZ7,           U_F64,     U_F64,  NULL,     "f64 from 7 int8 slices per value (Ozaki), f64 sums"},
+    {"f64_oz8",       TC_F64,  TC_F64,  U_OZ8,           U_F64,     U_F64,  NULL,     "f64 from 8 int8 slices per value (Ozaki), f64 sums"},
     {"f32",           TC_F32,  TC_F32,  0,               U_F32,     U_F32,  NULL,     "f32 in, f32 FMA accumulate (CUDA cores)"},
     {"f32_tf32",      TC_F32,  TC_F32,  U_TF32,          U_F32_TC,  U_F32,  NULL,     "f32 in memory, converted to tf32 inside the library, f32 accumulate"},
     {"f32_f16",       TC_F32,  TC_F32,  U_F16,           U_F32_TC,  U_F32,  NULL,     "f32 in memory, converted to f16 inside the library, f32 accumulate"},

@@ -207,7 +207,15 @@ static int unit_tolerance_catches_lost_k_slice(void)
  * for every element), a lost 16-long k-slice, a transposed 16x16 tile, alpha ignored, beta ignored.
  * At every K of the GEMM test matrix and at K = 16384 and 65536, as far as the row can verify
  * (tc_precision_k_verifiable), and at that limit itself. */
-typedef enum { ACC_F32_RN, ACC_F32_RZ, ACC_F16_RN, ACC_FP8, ACC_EXACT, ACC_F64_FMA } sim_acc;
+typedef enum {
+    ACC_F32_RN,
+    ACC_F32_RZ,
+    ACC_F16_RN,
+    ACC_FP8,
+    ACC_EXACT,
+    ACC_F64_FMA,
+    ACC_F64_SUM
+} sim_acc;
 typedef struct {
     const char *row;
     float (*in_round)(float x); /* the library's rounding of f32 inputs (NULL: none) */
@@ -223,6 +231,9 @@ static float round_bf16(float x) { return tc_bf16_to_f32(tc_f32_to_bf16(x)); }
 
 static const sim_model sim_models[] = {
     {.row = "f64", .block = 1, .acc = ACC_F64_FMA},
+    {.row = "f64_oz6", .product_noise = 8 * 0x1p-42, .block = 1, .acc = ACC_F64_SUM},
+    {.row = "f64_oz7", .product_noise = 9 * 0x1p-49, .block = 1, .acc = ACC_F64_SUM},
+    {.row = "f64_oz8", .product_noise = 10 * 0x1p-56, .block = 1, .acc = ACC_F64_SUM},
     {.row = "f32", .block = 1, .acc = ACC_F32_RN},
     {.row = "f32_tf32", .in_round = tc_f32_to_tf32_rz, .block = 8, .acc = ACC_F32_RZ},
     {.row = "f32_f16", .in_round = round_f16, .block = 16, .acc = ACC_F32_RZ},
@@ -283,7 +294,8 @@ static double sim_dot(const sim_model *sm, const double *a, const double *b, lon
         case ACC_F16_RN: acc = tc_f16_to_f32(tc_f64_to_f16(acc + blk)); break;
         case ACC_EXACT: acc += blk; break;
         case ACC_F64_FMA: break; /* handled above */
-        case ACC_FP8:            /* ~14 bits kept between promotions of every 4 blocks to f32 */
+        case ACC_F64_SUM: acc += blk; break;
+        case ACC_FP8: /* ~14 bits kept between promotions of every 4 blocks to f32 */
             fp8_part = trunc_bits(fp8_part + blk, 14);
             if (++fp8_blocks == 4) acc = (float)(acc + fp8_part), fp8_part = 0, fp8_blocks = 0;
             break;
