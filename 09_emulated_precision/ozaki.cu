@@ -11,7 +11,11 @@
  *      oz_accumulate adds it, times 2^-7t, to an f64 sum (the smallest diagonal first);
  *   4. oz_finish      C = alpha 2^(e_i + f_j) sum + beta C.
  * K is cut into chunks of Kc <= oz_k_exact_int32(s) (rounded down to a multiple of 16), so that
- * every int32 sum is exact; each chunk runs steps 2 and 3.
+ * every int32 sum is exact; each chunk runs steps 2 and 3, adding its diagonals to the same f64
+ * sum (ozaki_model.c's oz_dot models one chunk). TC_OZAKI_KC (environment, a multiple of 16)
+ * caps Kc, so that a test can run the chunk path at small K.
+ * Not handled: NaN and infinite inputs (a slice of them is undefined; DGEMM would propagate
+ * them).
  *
  * Problem and layout: C = alpha A B + beta C, A M x K row-major (lda), B K x N column-major (ldb),
  * C M x N row-major (ldc), all f64; any M, N, K and alignment. beta == 0 never reads C.
@@ -26,7 +30,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-const int oz_slices_6 = 6, oz_slices_7 = 7, oz_slices_8 = 8;
+    const int oz_slices_6 = 6, oz_slices_7 = 7, oz_slices_8 = 8;
 
 constexpr int OZ_KC_ALIGN = 16; /* chunk length and slice stride: cuBLAS int8 wants ld % 4 */
 
@@ -105,6 +109,11 @@ extern "C" void *oz_chapter_init(const tc_device_info *dev, FILE *info)
     return c;
 }
 
+extern "C" void *oz_cublas_handle(void *chapter_ctx)
+{
+    return chapter_ctx ? (void *)((oz_ctx *)chapter_ctx)->handle : NULL;
+}
+
 extern "C" void oz_chapter_fini(void *ctx)
 {
     oz_ctx *c = (oz_ctx *)ctx;
@@ -132,6 +141,9 @@ extern "C" const char *oz_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
     const long k_round = (p->K + OZ_KC_ALIGN - 1) / OZ_KC_ALIGN * OZ_KC_ALIGN;
     const long k_max = oz_k_exact_int32(s) / OZ_KC_ALIGN * OZ_KC_ALIGN;
     plan->kc = k_round < k_max ? k_round : k_max;
+    const char *cap = getenv("TC_OZAKI_KC"); /* a test's cap on the chunk (see the header) */
+    if (cap && atol(cap) >= OZ_KC_ALIGN && atol(cap) % OZ_KC_ALIGN == 0 && atol(cap) < plan->kc)
+        plan->kc = atol(cap);
     plan->chunks = (p->K + plan->kc - 1) / plan->kc;
     const size_t cat_a = (size_t)p->M * s * plan->kc, cat_b = (size_t)p->N * s * plan->kc;
     const size_t mn = (size_t)p->M * p->N;

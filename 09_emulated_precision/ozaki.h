@@ -14,9 +14,11 @@ extern "C" {
 
 extern const int oz_slices_6, oz_slices_7, oz_slices_8; /* the impl of a variant row */
 
-/* the chapter's init hook: the cuBLAS handle the int8 GEMMs run on (the chapter_ctx) */
+/* the chapter's init hook: the cuBLAS handle the int8 (and bf16) GEMMs run on (the chapter_ctx) */
 void *oz_chapter_init(const tc_device_info *dev, FILE *info);
 void oz_chapter_fini(void *ctx);
+/* that handle, as a void pointer to a cublasHandle_t's value (cast it back in C++ code) */
+void *oz_cublas_handle(void *chapter_ctx);
 
 const char *oz_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void oz_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);

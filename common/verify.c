@@ -58,11 +58,19 @@
 /* The Ozaki scheme with s int8 slices (chapter 09, v2_ozaki): each product a b is off by at most
  * (s + 2) 2^-7s 2^(ea + eb), where 2^ea <= 2 max|row of A| and 2^eb <= 2 max|column of B|: the
  * truncated slices and the diagonals left out (09_emulated_precision/ozaki_model.h). Relative to
- * s = amax bmax that is 4 (s + 2) 2^-7s, an input-rounding term (independent per product). The
- * diagonals are summed in f64. */
+ * s = amax bmax that is 4 (s + 2) 2^-7s, an input-rounding term (independent per product: the
+ * truncation errors take the sign of their products, random for the symmetric data of the tests;
+ * for data of one sign they add up linearly in K, which this row does not model). The diagonals
+ * are summed in f64. */
 #define U_OZ6 (32 * 0x1p-42)
 #define U_OZ7 (36 * 0x1p-49)
 #define U_OZ8 (40 * 0x1p-56)
+/* FP32 from three bf16 words per value (chapter 09, v3_bf16xN): x = w1 + w2 + w3 exactly, every
+ * word product exact, summed by bf16 tensor cores in f32 (U_F32_TC, as f32_bf16). Keeping the
+ * products up to diagonal T = p + q drops at most, per product: T = 3: (1,3), (3,1), (2,2) and
+ * smaller, under 2.5 2^-17 |a b|; T = 4: (2,3), (3,2), (3,3), under 2^-24.9 |a b|; T = 6: none. */
+#define U_BF16X3 0x1p-15
+#define U_BF16X6 0x1p-24
 /* the tf32 row's host rounding: ties away from zero, like wmma::__float_to_tf32 (cvt.rna) */
 #define TF32_RNA tc_f32_to_tf32_rna
 /* The tf32_rz row: mma.sync m16n8k8 and wgmma read f32 bits as tf32 and ignore the 13 low bits
@@ -89,6 +97,9 @@ static const tc_precision tc_precisions[] = {
     {"f32_bf16",      TC_F32,  TC_F32,  U_BF16,          U_F32_TC,  U_F32,  NULL,     "f32 in memory, converted to bf16 inside the library, f32 accumulate"},
     {"tf32",          TC_F32,  TC_F32,  0,               U_F32_TC_K4, U_F32, TF32_RNA, "tf32 values (f32 data rounded by the host, ties away), f32 accumulate"},
     {"tf32_rz",       TC_F32,  TC_F32,  0,               U_F32_TC_K8, U_F32, TF32_RZ,  "f32 data read by k = 8 tf32 instructions, which ignore the 13 low bits (truncation), f32 accumulate"},
+    {"bf16x3",        TC_F32,  TC_F32,  U_BF16X3,        U_F32_TC,  U_F32,  NULL,     "f32 as 3 bf16 words, the 3 largest word products, f32 accumulate"},
+    {"bf16x6",        TC_F32,  TC_F32,  U_BF16X6,        U_F32_TC,  U_F32,  NULL,     "f32 as 3 bf16 words, the 6 largest word products, f32 accumulate"},
+    {"bf16x9",        TC_F32,  TC_F32,  0,               U_F32_TC,  U_F32,  NULL,     "f32 as 3 bf16 words, all 9 word products, f32 accumulate"},
     {"3xtf32",        TC_F32,  TC_F32,  U_3XTF32,        U_F32_TC,  U_F32,  NULL,     "f32 in, each split into two tf32 terms, three tensor-core products, f32 accumulate"},
     {"f16f32",        TC_F16,  TC_F32,  0,               U_F32_TC,  U_F32,  NULL,     "f16 in, f32 accumulate"},
     {"f16f16",        TC_F16,  TC_F16,  0,               U_F16_ACC, U_F16,  NULL,     "f16 in, f16 accumulate and output"},
@@ -240,7 +251,8 @@ void tc_sample_get(const tc_sample *s, long e, long *i, long *j)
  * (2005): every product split exactly into p + e with an FMA, every addition into its sum and its
  * rounding error (TwoSum), the errors summed apart. The result is as accurate as a dot product
  * computed in twice the working precision and then rounded once to double: within one unit of
- * double's rounding of the exact sum, plus K^2 2^-106 sum|a_k b_k|. */
+ * double's rounding of the exact sum, plus K^2 2^-106 sum|a_k b_k|. It needs the compiler to
+ * leave its additions alone: no contraction into FMAs (the Makefile's -ffp-contract=off). */
 typedef struct {
     const tc_matrix *A, *B;
     const tc_sample *s;
