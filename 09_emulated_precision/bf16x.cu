@@ -28,6 +28,7 @@
 
 #include "bf16x.h"
 #include "ozaki.h"
+#include "ozaki_model.h"
 
 #include <cuda_bf16.h>
 #include <stdint.h>
@@ -97,12 +98,11 @@ extern "C" void bf_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cu
     TC_CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
     const float alpha = p->alpha, one = 1.0f;
     for (int t = plan->t_max; t >= 2; t--) {
-        /* the words p + q = t: p from p_lo to p_hi in A (slots p - 1), q = t - p in B (slots
-         * 3 - q, ascending as p ascends) */
-        const int p_lo = t - BF_WORDS > 1 ? t - BF_WORDS : 1,
-                  p_hi = t - 1 < BF_WORDS ? t - 1 : BF_WORDS;
-        const int kd = (int)((p_hi - p_lo + 1) * kp);
-        const long a_off = (long)(p_lo - 1) * kp, b_off = (long)(BF_WORDS - (t - p_lo)) * kp;
+        /* the word pairs p + q = t: contiguous slots of A and of B (ozaki_model.h) */
+        int a_slot, b_slot, count;
+        oz_diagonal(BF_WORDS, t, &a_slot, &b_slot, &count);
+        const int kd = (int)(count * kp);
+        const long a_off = (long)a_slot * kp, b_off = (long)b_slot * kp;
         const float *beta = t == plan->t_max ? &p->beta : &one;
         /* C (row-major M x N) = alpha Acat[:, range] Bcat[range, :] + beta C, as the
          * column-major C^T = Bcat^T Acat^T: both operands K-contiguous ("TN") */

@@ -30,7 +30,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-    const int oz_slices_6 = 6, oz_slices_7 = 7, oz_slices_8 = 8;
+const int oz_slices_6 = 6, oz_slices_7 = 7, oz_slices_8 = 8;
 
 constexpr int OZ_KC_ALIGN = 16; /* chunk length and slice stride: cuBLAS int8 wants ld % 4 */
 
@@ -192,11 +192,14 @@ extern "C" void oz_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cu
         for (int t = s + 1; t >= 2; t--) {
             /* R (row-major M x N) = Acat[:, 0 : (t-1) kc] Bcat[(s-t+1) kc : s kc, :], computed
              * column-major as R^T = Bcat^T Acat^T: both operands K-contiguous ("TN") */
-            const int kd = (int)((t - 1) * kc);
+            int a_slot, b_slot, count;
+            oz_diagonal(s, t, &a_slot, &b_slot, &count); /* here a_slot = 0, count = t - 1 */
+            const int kd = (int)(count * kc);
             TC_CUBLAS_CHECK(cublasGemmEx(ctx->handle, CUBLAS_OP_T, CUBLAS_OP_N, N, M, kd, &one,
-                                         plan->bcat + (long)(s - t + 1) * kc, CUDA_R_8I, (int)ldcat,
-                                         plan->acat, CUDA_R_8I, (int)ldcat, &zero, plan->r,
-                                         CUDA_R_32I, N, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+                                         plan->bcat + (long)b_slot * kc, CUDA_R_8I, (int)ldcat,
+                                         plan->acat + (long)a_slot * kc, CUDA_R_8I, (int)ldcat,
+                                         &zero, plan->r, CUDA_R_32I, N, CUBLAS_COMPUTE_32I,
+                                         CUBLAS_GEMM_DEFAULT));
             oz_accumulate<<<blocks_for(mn, 256), 256, 0, stream>>>(plan->r, plan->sum, mn, t);
         }
     }

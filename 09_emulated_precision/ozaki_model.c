@@ -57,3 +57,11 @@ long oz_k_exact_int32(int s)
     /* diagonal s + 1 sums s slice products per k, each at most 127^2 in magnitude */
     return (long)(2147483647L / (127L * 127L * s));
 }
+
+void oz_diagonal(int words, int t, int *first, int *b_first, int *count)
+{
+    const int p_lo = t - words > 1 ? t - words : 1, p_hi = t - 1 < words ? t - 1 : words;
+    *count = p_hi >= p_lo ? p_hi - p_lo + 1 : 0;
+    *first = p_lo - 1;             /* A's slot of slice p is p - 1 */
+    *b_first = words - (t - p_lo); /* B's slot of slice q is words - q; q = t - p_lo first */
+}

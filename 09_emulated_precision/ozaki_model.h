@@ -55,6 +55,12 @@ double oz_product_bound(int s);
 /* The largest K for which an int8 GEMM of diagonal s + 1 (s slices along k) stays exact in int32 */
 long oz_k_exact_int32(int s);
 
+/* Diagonal t of `words` slices per value, A's slices in the order 1 .. words along k, B's in the
+ * order words .. 1: the pairs p + q = t are A's slots first .. first + count - 1 against B's slots
+ * b_first .. b_first + count - 1, slot by slot (p ascending, q descending). Shared by v2 (for t up
+ * to s + 1) and v3 (any t from 2 to 2 words); count 0 when t has no pair. */
+void oz_diagonal(int words, int t, int *first, int *b_first, int *count);
+
 #ifdef __cplusplus
 }
 #endif

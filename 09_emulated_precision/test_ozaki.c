@@ -146,11 +146,60 @@ static int unit_oz_int32_limit(void)
     return 0;
 }
 
+/* oz_diagonal's slots pair every (p, q) of p + q = t exactly once, for any number of words */
+static int unit_oz_diagonal_pairs(void)
+{
+    for (int words = 1; words <= OZ_MAX_SLICES; words++) {
+        int seen[OZ_MAX_SLICES + 1][OZ_MAX_SLICES + 1] = {{0}};
+        for (int t = 2; t <= 2 * words; t++) {
+            int first, b_first, count;
+            oz_diagonal(words, t, &first, &b_first, &count);
+            UNIT_CHECK(count >= 1 && first >= 0 && first + count <= words && b_first >= 0 &&
+                           b_first + count <= words,
+                       "words=%d t=%d: slots %d, %d, count %d", words, t, first, b_first, count);
+            if (t <= words + 1)
+                UNIT_CHECK(first == 0, "words=%d t=%d: A starts at %d", words, t, first);
+            for (int i = 0; i < count; i++) {
+                const int p = first + i + 1, q = words - (b_first + i); /* slot -> slice */
+                UNIT_CHECK(p + q == t, "words=%d t=%d: pair (%d, %d)", words, t, p, q);
+                seen[p][q]++;
+            }
+        }
+        for (int p = 1; p <= words; p++)
+            for (int q = 1; q <= words; q++)
+                UNIT_CHECK(seen[p][q] == 1, "words=%d: pair (%d, %d) seen %d times", words, p, q,
+                           seen[p][q]);
+    }
+    return 0;
+}
+
+/* v3_bf16xN's words: x = w1 + w2 + w3 exactly for normal f32 x, each word a bf16 rounded to
+ * nearest from what the words before it left (x - w1 and x - w1 - w2 exact in f32) */
+static int unit_bf16_words_exact(void)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, 94);
+    for (int i = 0; i < 200000; i++) {
+        const float x = ldexpf(tc_rng_uniform(&rng, -1.0f, 1.0f), tc_rng_int(&rng, -100, 100));
+        float rest = x, w[3];
+        for (int p = 0; p < 3; p++) {
+            w[p] = tc_bf16_to_f32(tc_f32_to_bf16(rest));
+            rest -= w[p];
+        }
+        UNIT_CHECK(rest == 0.0f, "x = %a: %a left after three words", x, rest);
+        UNIT_CHECK((double)w[0] + (double)w[1] + (double)w[2] == (double)x,
+                   "x = %a: words %a %a %a", x, w[0], w[1], w[2]);
+    }
+    return 0;
+}
+
 static const tc_unit tests[] = {
     UNIT(oz_exponent_edges),
     UNIT(oz_split_reconstructs),
     UNIT(oz_concatenated_diagonals_equal_pairwise),
     UNIT(oz_dot_within_bound),
     UNIT(oz_int32_limit),
+    UNIT(oz_diagonal_pairs),
+    UNIT(bf16_words_exact),
 };
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }
