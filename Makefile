@@ -70,7 +70,9 @@ GIT_SHA ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 export TC_GIT_SHA := $(GIT_SHA)
 
 DEPFLAGS  := -MMD -MP
-CFLAGS    := -std=c11 -O3 -g -Wall -Wextra -Wshadow -Wno-unused-parameter -Icommon \
+# -ffp-contract=off: the host references must not have their error-free transformations (the
+# compensated f64 dot product of common/verify.c) fused into FMAs by the compiler
+CFLAGS    := -std=c11 -O3 -g -ffp-contract=off -Wall -Wextra -Wshadow -Wno-unused-parameter -Icommon \
              -I$(CUDA_PATH)/include $(CUDNN_CFLAGS) $(DEPFLAGS)
 NVCCFLAGS := -std=c++17 -O3 -lineinfo -Icommon -Xcompiler -Wall $(DEPFLAGS)
 LDFLAGS   := -Xlinker -rpath -Xlinker $(CUDA_PATH)/lib64

@@ -83,6 +83,26 @@ static const tc_cublas_mode m_i8_i32 = {
     .a_type = CUDA_R_8I, .b_type = CUDA_R_8I, .c_type = CUDA_R_32I,
     .compute = CUBLAS_COMPUTE_32I, .math_mode = CUBLAS_DEFAULT_MATH};
 
+/* FP64 and the emulation switches of cuBLAS 13: an FP64 GEMM from fixed-point integer products,
+ * an FP32 GEMM from BF16 products. With the DEFAULT strategy cuBLAS emulates only where its
+ * heuristic expects a gain; EAGER asks for emulation whenever it is possible. */
+static const tc_cublas_mode m_f64_pedantic = {
+    .a_type = CUDA_R_64F, .b_type = CUDA_R_64F, .c_type = CUDA_R_64F,
+    .compute = CUBLAS_COMPUTE_64F_PEDANTIC, .math_mode = CUBLAS_PEDANTIC_MATH};
+#if CUBLAS_VER_MAJOR >= 13
+static const tc_cublas_mode m_f64_fixedpoint = {
+    .a_type = CUDA_R_64F, .b_type = CUDA_R_64F, .c_type = CUDA_R_64F,
+    .compute = CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, .math_mode = CUBLAS_DEFAULT_MATH};
+static const tc_cublas_mode m_f64_fixedpoint_eager = {
+    .a_type = CUDA_R_64F, .b_type = CUDA_R_64F, .c_type = CUDA_R_64F,
+    .compute = CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, .math_mode = CUBLAS_DEFAULT_MATH,
+    .emulation_strategy = CUBLAS_EMULATION_STRATEGY_EAGER};
+static const tc_cublas_mode m_f32_bf16x9_eager = {
+    .a_type = CUDA_R_32F, .b_type = CUDA_R_32F, .c_type = CUDA_R_32F,
+    .compute = CUBLAS_COMPUTE_32F_EMULATED_16BFX9, .math_mode = CUBLAS_DEFAULT_MATH,
+    .emulation_strategy = CUBLAS_EMULATION_STRATEGY_EAGER};
+#endif
+
 /* A variant: what every mode shares, then its own fields (name, description, precision,
  * min_cc, size multiples when it has any, impl: its mode). */
 #define MODE(...)                                                                                  \
@@ -117,6 +137,20 @@ static const tc_gemm_variant variants[] = {
          .mult_m = 16, .mult_n = 16, .mult_k = 16, .align_ab = {.ptr = 16, .ld = 16},
          .align_c = {.ptr = 16, .ld = 64}, /* cuBLASLt: every ld a multiple of 16 elements */
          .description = "fp8 e4m3 A,B -> f32 C, cublasLtMatmul (TN only)"),
+    MODE(.name = "f64",           .precision = "f64",      .min_cc = 70, .impl = &tc_cublas_f64,
+         .description = "f64 A,B,C, COMPUTE_64F (DGEMM)"),
+    MODE(.name = "f64_pedantic",  .precision = "f64",      .min_cc = 70, .impl = &m_f64_pedantic,
+         .description = "f64 A,B,C, COMPUTE_64F_PEDANTIC"),
+#if CUBLAS_VER_MAJOR >= 13
+    MODE(.name = "f64_emu_default", .precision = "f64",    .min_cc = 70, .impl = &m_f64_fixedpoint,
+         .description = "f64, COMPUTE_64F_EMULATED_FIXEDPOINT, default strategy"),
+    MODE(.name = "f64_emu_eager", .precision = "f64",      .min_cc = 70,
+         .impl = &m_f64_fixedpoint_eager,
+         .description = "f64 emulated with int8 products: FIXEDPOINT, EAGER strategy"),
+    MODE(.name = "f32_bf16x9_eager", .precision = "f32",   .min_cc = 80,
+         .impl = &m_f32_bf16x9_eager,
+         .description = "f32, COMPUTE_32F_EMULATED_16BFX9, EAGER strategy"),
+#endif
 };
 
 /* The alignment lesson: the same f16 GEMM with K odd (rows of A and B no longer 16-byte

@@ -8,6 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+const tc_cublas_mode tc_cublas_f64 = {.a_type = CUDA_R_64F,
+                                      .b_type = CUDA_R_64F,
+                                      .c_type = CUDA_R_64F,
+                                      .compute = CUBLAS_COMPUTE_64F,
+                                      .math_mode = CUBLAS_DEFAULT_MATH};
 const tc_cublas_mode tc_cublas_f32 = {.a_type = CUDA_R_32F,
                                       .b_type = CUDA_R_32F,
                                       .c_type = CUDA_R_32F,
@@ -206,15 +211,22 @@ void tc_cublas_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaSt
     }
     TC_CUBLAS_CHECK(cublasSetStream(handle, stream));
     TC_CUBLAS_CHECK(cublasSetMathMode(handle, mode->math_mode));
+#if CUBLAS_VER_MAJOR >= 13
+    TC_CUBLAS_CHECK(
+        cublasSetEmulationStrategy(handle, (cublasEmulationStrategy_t)mode->emulation_strategy));
+#endif
     col_major_call c = to_col_major(mode, p);
     /* alpha and beta have the compute type's scalar type */
     int32_t ia = (int32_t)p->alpha, ib = (int32_t)p->beta;
     uint16_t ha = tc_f32_to_f16(p->alpha), hb = tc_f32_to_f16(p->beta);
+    double da = p->alpha, db = p->beta;
     const void *alpha = &p->alpha, *beta = &p->beta;
     if (mode->compute == CUBLAS_COMPUTE_32I || mode->compute == CUBLAS_COMPUTE_32I_PEDANTIC)
         alpha = &ia, beta = &ib;
     else if (mode->compute == CUBLAS_COMPUTE_16F || mode->compute == CUBLAS_COMPUTE_16F_PEDANTIC)
         alpha = &ha, beta = &hb;
+    else if (mode->c_type == CUDA_R_64F) /* COMPUTE_64F, _PEDANTIC, _EMULATED_FIXEDPOINT */
+        alpha = &da, beta = &db;
     TC_CUBLAS_CHECK(cublasGemmEx(handle, c.op1, c.op2, c.m, c.n, p->K, alpha, c.x1, c.t1, c.ld1,
                                  c.x2, c.t2, c.ld2, beta, p->d_c, mode->c_type, (int)p->ldc,
                                  mode->compute, CUBLAS_GEMM_DEFAULT));

@@ -20,9 +20,14 @@ typedef struct {
     cublasComputeType_t compute;
     cublasMath_t math_mode; /* set on the handle before the call */
     int use_lt;             /* 1: cublasLtMatmul (FP8 needs it), 0: cublasGemmEx */
+    /* the emulation strategy set on the handle for this mode (cuBLAS 13: an emulated compute
+     * type or math mode emulates only when cuBLAS's heuristic says so, unless EAGER): 0 for
+     * CUBLAS_EMULATION_STRATEGY_DEFAULT, 2 for EAGER */
+    int emulation_strategy;
 } tc_cublas_mode;
 
 /* Ready-made modes for the baselines of later chapters (C = A*B in any layouts). */
+extern const tc_cublas_mode tc_cublas_f64;     /* FP64, COMPUTE_64F (DGEMM: FP64 tensor cores) */
 extern const tc_cublas_mode tc_cublas_f32;     /* FP32 pedantic: CUDA cores, no tensor cores */
 extern const tc_cublas_mode tc_cublas_tf32;    /* COMPUTE_32F_FAST_TF32 */
 extern const tc_cublas_mode tc_cublas_f16f32;  /* f16 in, f32 accumulate and out */

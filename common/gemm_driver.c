@@ -168,6 +168,14 @@ static float draw(tc_input_dist dist, tc_rng *rng)
     return x;
 }
 
+/* f64 data: 53 random bits, uniform in [-1, 1) (wide: times 2^e as for f32) */
+static double draw64(tc_input_dist dist, tc_rng *rng)
+{
+    double x = ldexp((double)(tc_rng_next_u64(rng) >> 11), -52) - 1.0;
+    if (dist == TC_INPUTS_WIDE) x = ldexp(x, tc_rng_int(rng, TC_WIDE_EXP_MIN, TC_WIDE_EXP_MAX));
+    return x;
+}
+
 void tc_gemm_fill_matrix(void *h, float *h32, const tc_precision *p, tc_input_dist dist, long rows,
                          long cols, tc_layout layout, long ld, tc_rng *rng)
 {
@@ -177,6 +185,12 @@ void tc_gemm_fill_matrix(void *h, float *h32, const tc_precision *p, tc_input_di
     if (h32) memset(h32, 0xFF, (size_t)outer * (size_t)ld * sizeof(float));
     for (long o = 0; o < outer; o++)
         for (long i = 0; i < inner; i++) {
+            if (t == TC_F64) { /* stored as drawn: there is no f32 original */
+                const double x64 = draw64(dist, rng);
+                tc_store(h, t, (size_t)(o * ld + i), x64);
+                if (h32) h32[o * ld + i] = (float)x64;
+                continue;
+            }
             float x = draw(dist, rng);
             float stored = p->in_round ? p->in_round(x) : x;
             size_t idx = (size_t)(o * ld + i);
@@ -188,8 +202,9 @@ void tc_gemm_fill_matrix(void *h, float *h32, const tc_precision *p, tc_input_di
 /* NULL if the variant can take inputs of this distribution, else why not. */
 static const char *dist_unsupported(const tc_gemm_variant *v, tc_input_dist dist)
 {
-    if (dist == TC_INPUTS_WIDE && tc_precision_get(v->precision)->in != TC_F32)
-        return "wide inputs are defined for f32 data only";
+    const tc_dtype in = tc_precision_get(v->precision)->in;
+    if (dist == TC_INPUTS_WIDE && in != TC_F32 && in != TC_F64)
+        return "wide inputs are defined for f32 and f64 data only";
     return NULL;
 }
 
@@ -351,7 +366,9 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
            nc = matrix_elems(v->c_layout, M, N, p.ldc);
     size_t sa = tc_dtype_size(prec->in), sc = tc_dtype_size(prec->out);
     /* the f32 data before rounding: for vs_f32data, and for rows whose inputs the kernel must
-     * round itself (in_round: the GPU gets these, the reference the rounded values) */
+     * round itself (in_round: the GPU gets these, the reference the rounded values). f64 data are
+     * not rounded from anything: their vs_f32data is their rel_err (set below). */
+    if (prec->in == TC_F64) data_err = 0;
     const int raw_upload = prec->in_round != NULL;
     host_problem *hp = host_inputs(v, &p, dist, seed, data_err || raw_upload);
     const void *h_a = hp->h_a, *h_b = hp->h_b;
@@ -455,6 +472,7 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
         double s = hp->s * fmax(1.0, fabs(ab.alpha));
         res->check = tc_check(&C, &sample, ref, prec, K, s);
         res->pass = res->check.pass;
+        if (prec->in == TC_F64) res->data_err = res->check.rel_fro_err;
         /* the padding between rows (columns) of C, the elements before it and the tail after it
          * must still hold what they held: the poison */
         const long outside = tc_gemm_outside_writes(h_all_c, prec->out, off_c, nc, p.ldc,

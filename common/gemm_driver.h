@@ -102,12 +102,13 @@ typedef struct {
 
 /* The distribution of the random inputs, chosen with --inputs (default and --test modes; --bench
  * always uses uniform, so that every CSV row means the same thing):
- *   uniform  x uniform in [-1, 1) with 24 random bits (the repository's default);
+ *   uniform  x uniform in [-1, 1) with 24 random bits (the repository's default); f64 data
+ *            (precision rows with in = TC_F64) get 53 random bits instead;
  *   wide     x = u * 2^e, u as above and e a uniform integer in TC_WIDE_EXP_MIN..TC_WIDE_EXP_MAX:
  *            magnitudes spread over 2^16 (and u's own spread below that), every value still an
- *            exact f32 (a power-of-two scaling of a 24-bit value, far from under- or overflow).
- *            Defined for f32 data only: variants whose inputs are stored in a narrower format
- *            (f16, bf16, fp8, int8) report the case as skipped. The tolerance scale
+ *            exact f32 (a power-of-two scaling of a 24-bit value, far from under- or overflow),
+ *            or f64. Defined for f32 and f64 data only: variants whose inputs are stored in a
+ *            narrower format (f16, bf16, fp8, int8) report the case as skipped. The tolerance scale
  *            s = max|A| * max|B| stays a valid bound (it is then about 2^16). */
 typedef enum { TC_INPUTS_UNIFORM, TC_INPUTS_WIDE } tc_input_dist;
 #define TC_WIDE_EXP_MIN (-8)

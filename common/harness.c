@@ -104,6 +104,7 @@ void tc_parallel(void (*fn)(void *ctx, int tid, int nthreads), void *ctx)
 size_t tc_dtype_size(tc_dtype t)
 {
     switch (t) {
+    case TC_F64: return 8;
     case TC_F32:
     case TC_I32: return 4;
     case TC_F16:
@@ -125,6 +126,7 @@ const char *tc_dtype_name(tc_dtype t)
     case TC_I32: return "i32";
     case TC_E4M3: return "e4m3";
     case TC_E5M2: return "e5m2";
+    case TC_F64: return "f64";
     }
     return "?";
 }
@@ -141,6 +143,7 @@ double tc_load(const void *base, tc_dtype t, size_t idx)
     case TC_I32: return (double)((const int32_t *)base)[idx];
     case TC_E4M3: return (double)tc_e4m3_to_f32(((const uint8_t *)base)[idx]);
     case TC_E5M2: return (double)tc_e5m2_to_f32(((const uint8_t *)base)[idx]);
+    case TC_F64: return ((const double *)base)[idx];
     }
     return 0.0;
 }
@@ -156,6 +159,7 @@ void tc_store(void *base, tc_dtype t, size_t idx, double x)
     case TC_I32: ((int32_t *)base)[idx] = (int32_t)x; break;
     case TC_E4M3: ((uint8_t *)base)[idx] = tc_f32_to_e4m3(f); break;
     case TC_E5M2: ((uint8_t *)base)[idx] = tc_f32_to_e5m2(f); break;
+    case TC_F64: ((double *)base)[idx] = x; break; /* the only type that keeps x whole */
     }
 }
 

@@ -17,7 +17,7 @@ extern "C" {
 enum { TC_EXIT_PASS = 0, TC_EXIT_WRONG = 1, TC_EXIT_USAGE = 2, TC_EXIT_SKIP = 77 };
 
 /* ---- element types ------------------------------------------------------------------------ */
-typedef enum { TC_F32, TC_F16, TC_BF16, TC_I8, TC_I32, TC_E4M3, TC_E5M2 } tc_dtype;
+typedef enum { TC_F32, TC_F16, TC_BF16, TC_I8, TC_I32, TC_E4M3, TC_E5M2, TC_F64 } tc_dtype;
 
 size_t tc_dtype_size(tc_dtype t);
 const char *tc_dtype_name(tc_dtype t);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 /* ---- the tolerance table ------------------------------------------------------------------- */
+#define U_F64    0x1p-53 /* unit roundoff of f64 (round to nearest) */
 #define U_F32    0x1p-24 /* unit roundoff of f32 (round to nearest) */
 #define U_F32_TC 0x1p-23 /* f32 accumulation in a tensor core: truncation, one ulp per step */
 #define U_TF32   0x1p-11 /* tf32 and f16 keep 11 significant bits */
@@ -54,6 +55,22 @@
  * truncations per product of k = 16. (With U_F32_TC, test_verify's simulation of a correct
  * result failed at K = 65536, 1.58 of atol.) */
 #define U_F32_TC_K8 0x1p-22
+/* The Ozaki scheme with s int8 slices (chapter 09, v2_ozaki): each product a b is off by at most
+ * (s + 2) 2^-7s 2^(ea + eb), where 2^ea <= 2 max|row of A| and 2^eb <= 2 max|column of B|: the
+ * truncated slices and the diagonals left out (09_emulated_precision/ozaki_model.h). Relative to
+ * s = amax bmax that is 4 (s + 2) 2^-7s, an input-rounding term (independent per product: the
+ * truncation errors take the sign of their products, random for the symmetric data of the tests;
+ * for data of one sign they add up linearly in K, which this row does not model). The diagonals
+ * are summed in f64. */
+#define U_OZ6 (32 * 0x1p-42)
+#define U_OZ7 (36 * 0x1p-49)
+#define U_OZ8 (40 * 0x1p-56)
+/* FP32 from three bf16 words per value (chapter 09, v3_bf16xN): x = w1 + w2 + w3 exactly, every
+ * word product exact, summed by bf16 tensor cores in f32 (U_F32_TC, as f32_bf16). Keeping the
+ * products up to diagonal T = p + q drops at most, per product: T = 3: (1,3), (3,1), (2,2) and
+ * smaller, under 2.5 2^-17 |a b|; T = 4: (2,3), (3,2), (3,3), under 2^-24.9 |a b|; T = 6: none. */
+#define U_BF16X3 0x1p-15
+#define U_BF16X6 0x1p-24
 /* the tf32 row's host rounding: ties away from zero, like wmma::__float_to_tf32 (cvt.rna) */
 #define TF32_RNA tc_f32_to_tf32_rna
 /* The tf32_rz row: mma.sync m16n8k8 and wgmma read f32 bits as tf32 and ignore the 13 low bits
@@ -70,12 +87,19 @@
 // clang-format off
 static const tc_precision tc_precisions[] = {
     /* name           in       out      u_in             u_acc      u_out   in_round  what */
+    {"f64",           TC_F64,  TC_F64,  0,               U_F64,     U_F64,  NULL,     "f64 in, f64 FMA accumulate (CUDA cores or DMMA), f64 out"},
+    {"f64_oz6",       TC_F64,  TC_F64,  U_OZ6,           U_F64,     U_F64,  NULL,     "f64 from 6 int8 slices per value (Ozaki), f64 sums"},
+    {"f64_oz7",       TC_F64,  TC_F64,  U_OZ7,           U_F64,     U_F64,  NULL,     "f64 from 7 int8 slices per value (Ozaki), f64 sums"},
+    {"f64_oz8",       TC_F64,  TC_F64,  U_OZ8,           U_F64,     U_F64,  NULL,     "f64 from 8 int8 slices per value (Ozaki), f64 sums"},
     {"f32",           TC_F32,  TC_F32,  0,               U_F32,     U_F32,  NULL,     "f32 in, f32 FMA accumulate (CUDA cores)"},
     {"f32_tf32",      TC_F32,  TC_F32,  U_TF32,          U_F32_TC,  U_F32,  NULL,     "f32 in memory, converted to tf32 inside the library, f32 accumulate"},
     {"f32_f16",       TC_F32,  TC_F32,  U_F16,           U_F32_TC,  U_F32,  NULL,     "f32 in memory, converted to f16 inside the library, f32 accumulate"},
     {"f32_bf16",      TC_F32,  TC_F32,  U_BF16,          U_F32_TC,  U_F32,  NULL,     "f32 in memory, converted to bf16 inside the library, f32 accumulate"},
     {"tf32",          TC_F32,  TC_F32,  0,               U_F32_TC_K4, U_F32, TF32_RNA, "tf32 values (f32 data rounded by the host, ties away), f32 accumulate"},
     {"tf32_rz",       TC_F32,  TC_F32,  0,               U_F32_TC_K8, U_F32, TF32_RZ,  "f32 data read by k = 8 tf32 instructions, which ignore the 13 low bits (truncation), f32 accumulate"},
+    {"bf16x3",        TC_F32,  TC_F32,  U_BF16X3,        U_F32_TC,  U_F32,  NULL,     "f32 as 3 bf16 words, the 3 largest word products, f32 accumulate"},
+    {"bf16x6",        TC_F32,  TC_F32,  U_BF16X6,        U_F32_TC,  U_F32,  NULL,     "f32 as 3 bf16 words, the 6 largest word products, f32 accumulate"},
+    {"bf16x9",        TC_F32,  TC_F32,  0,               U_F32_TC,  U_F32,  NULL,     "f32 as 3 bf16 words, all 9 word products, f32 accumulate"},
     {"3xtf32",        TC_F32,  TC_F32,  U_3XTF32,        U_F32_TC,  U_F32,  NULL,     "f32 in, each split into two tf32 terms, three tensor-core products, f32 accumulate"},
     {"f16f32",        TC_F16,  TC_F32,  0,               U_F32_TC,  U_F32,  NULL,     "f16 in, f32 accumulate"},
     {"f16f16",        TC_F16,  TC_F16,  0,               U_F16_ACC, U_F16,  NULL,     "f16 in, f16 accumulate and output"},
@@ -220,15 +244,37 @@ void tc_sample_get(const tc_sample *s, long e, long *i, long *j)
  * A is converted once to float, row-major rows x K (af), and B to float, column-major: cols rows
  * of K (bf). Every format the chapters use converts to float exactly, the product of two floats
  * is exact in double (24 + 24 significant bits < 53), and the sum is accumulated in double with
- * four independent partial sums (for speed; the order is fixed, so the result is deterministic). */
+ * four independent partial sums (for speed; the order is fixed, so the result is deterministic).
+ *
+ * f64 data (an FP64 GEMM is judged against something more accurate than FP64): A and B are kept
+ * as double (ad, bd) and each dot product is the compensated Dot2 of Ogita, Rump and Oishi
+ * (2005): every product split exactly into p + e with an FMA, every addition into its sum and its
+ * rounding error (TwoSum), the errors summed apart. The result is as accurate as a dot product
+ * computed in twice the working precision and then rounded once to double: within one unit of
+ * double's rounding of the exact sum, plus K^2 2^-106 sum|a_k b_k|. It needs the compiler to
+ * leave its additions alone: no contraction into FMAs (the Makefile's -ffp-contract=off). */
 typedef struct {
     const tc_matrix *A, *B;
     const tc_sample *s;
     float *af, *bf;
+    double *ad, *bd; /* f64 data instead of af, bf */
     long K;
     double *ref;
     int phase; /* 0: convert, 1: dot products */
 } ref_job;
+
+/* sum_k a[k] b[k], compensated (Dot2) */
+static double dot2(const double *a, const double *b, long K)
+{
+    double s = 0, c = 0;
+    for (long k = 0; k < K; k++) {
+        const double p = a[k] * b[k], pe = fma(a[k], b[k], -p);          /* a b = p + pe exactly */
+        const double t = s + p, z = t - s, se = (s - (t - z)) + (p - z); /* s + p = t + se */
+        s = t;
+        c += pe + se;
+    }
+    return s + c;
+}
 
 static void ref_worker(void *ctx, int tid, int nthreads)
 {
@@ -238,11 +284,18 @@ static void ref_worker(void *ctx, int tid, int nthreads)
         long rows = j->A->rows, cols = j->B->cols, total = rows + cols;
         long lo = total * tid / nthreads, hi = total * (tid + 1) / nthreads;
         for (long r = lo; r < hi; r++) {
-            if (r < rows)
+            if (j->ad) {
+                if (r < rows)
+                    for (long k = 0; k < K; k++) j->ad[r * K + k] = elem(j->A, r, k);
+                else
+                    for (long k = 0; k < K; k++)
+                        j->bd[(r - rows) * K + k] = elem(j->B, k, r - rows);
+            } else if (r < rows) {
                 for (long k = 0; k < K; k++) j->af[r * K + k] = (float)elem(j->A, r, k);
-            else
+            } else {
                 for (long k = 0; k < K; k++)
                     j->bf[(r - rows) * K + k] = (float)elem(j->B, k, r - rows);
+            }
         }
         return;
     }
@@ -251,6 +304,10 @@ static void ref_worker(void *ctx, int tid, int nthreads)
     for (long e = lo; e < hi; e++) {
         long i, c;
         tc_sample_get(j->s, e, &i, &c);
+        if (j->ad) {
+            j->ref[e] = dot2(j->ad + i * K, j->bd + c * K, K);
+            continue;
+        }
         const float *a = j->af + i * K, *b = j->bf + c * K;
         double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
         long k = 0;
@@ -278,14 +335,21 @@ void tc_ref_gemm(const tc_matrix *A, const tc_matrix *B, const tc_sample *s, dou
     job.s = s;
     job.K = A->cols;
     job.ref = ref;
-    job.af = (float *)tc_xmalloc((size_t)A->rows * (size_t)job.K * sizeof(float));
-    job.bf = (float *)tc_xmalloc((size_t)B->cols * (size_t)job.K * sizeof(float));
+    if (A->type == TC_F64 || B->type == TC_F64) {
+        job.ad = (double *)tc_xmalloc((size_t)A->rows * (size_t)job.K * sizeof(double));
+        job.bd = (double *)tc_xmalloc((size_t)B->cols * (size_t)job.K * sizeof(double));
+    } else {
+        job.af = (float *)tc_xmalloc((size_t)A->rows * (size_t)job.K * sizeof(float));
+        job.bf = (float *)tc_xmalloc((size_t)B->cols * (size_t)job.K * sizeof(float));
+    }
     job.phase = 0;
     tc_parallel(ref_worker, &job);
     job.phase = 1;
     tc_parallel(ref_worker, &job);
     free(job.af);
     free(job.bf);
+    free(job.ad);
+    free(job.bd);
 }
 
 /* ---- the checker --------------------------------------------------------------------------- */

@@ -48,6 +48,34 @@ static int unit_gemm_inputs_uniform_unchanged(void)
     return 0;
 }
 
+static int unit_gemm_inputs_f64_full_precision(void)
+{
+    /* f64 rows get 53-bit data in [-1, 1): nearly every value needs more than f32's 24 bits, and
+     * the padding holds the poison (a NaN) */
+    tc_rng rng;
+    tc_rng_seed(&rng, 7);
+    double *h = malloc((size_t)(COLS * LD) * sizeof *h);
+    tc_gemm_fill_matrix(h, NULL, tc_precision_get("f64"), TC_INPUTS_UNIFORM, ROWS, COLS,
+                        TC_COL_MAJOR, LD, &rng);
+    long wide = 0;
+    for (long j = 0; j < COLS; j++)
+        for (long i = 0; i < LD; i++) {
+            size_t idx = (size_t)(j * LD + i);
+            if (i >= ROWS) {
+                UNIT_CHECK(tc_is_poison(h, TC_F64, idx) && isnan(h[idx]),
+                           "padding (%ld,%ld) not poisoned", i, j);
+                continue;
+            }
+            UNIT_CHECK(h[idx] >= -1.0 && h[idx] < 1.0, "(%ld,%ld): %a outside [-1, 1)", i, j,
+                       h[idx]);
+            wide += (double)(float)h[idx] != h[idx];
+        }
+    UNIT_CHECK(wide > ROWS * COLS * 9 / 10, "only %ld of %d values need more than 24 bits", wide,
+               ROWS * COLS);
+    free(h);
+    return 0;
+}
+
 static int unit_gemm_inputs_tf32_rounded_on_host(void)
 {
     float *h32, *h = fill("tf32", TC_INPUTS_UNIFORM, 6, &h32);
@@ -167,9 +195,9 @@ static int unit_gemm_guards_catch_outside_writes(void)
 }
 
 static const tc_unit tests[] = {
-    UNIT(gemm_inputs_uniform_unchanged),    UNIT(gemm_inputs_tf32_rounded_on_host),
-    UNIT(gemm_inputs_wide_range),           UNIT(bench_csv_open_writes_header),
-    UNIT(gemm_guards_catch_outside_writes),
+    UNIT(gemm_inputs_uniform_unchanged),    UNIT(gemm_inputs_f64_full_precision),
+    UNIT(gemm_inputs_tf32_rounded_on_host), UNIT(gemm_inputs_wide_range),
+    UNIT(bench_csv_open_writes_header),     UNIT(gemm_guards_catch_outside_writes),
 };
 
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

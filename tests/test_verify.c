@@ -74,6 +74,32 @@ static int unit_ref_gemm_int8_exact(void)
     return 0;
 }
 
+static int unit_ref_gemm_f64_compensated(void)
+{
+    /* f64 data get a reference more accurate than f64: sums that plain double loses entirely.
+     * Row 0: 2^60 + 1 - 2^60 = 1 (a plain double sum gives 0). Row 1: the products of two
+     * 53-bit values whose low parts cancel: (1 + 2^-52)(1 - 2^-52) - 1 = -2^-104, exact only if
+     * each product is kept whole (Dot2 splits it with an FMA). */
+    const long M = 2, N = 1, K = 3;
+    const double a[6] = {0x1p60, 1.0, -0x1p60, 1.0 + 0x1p-52, -1.0, 0.0};
+    const double b[3] = {1.0, 1.0, 1.0};
+    tc_matrix A = tc_matrix_make(a, TC_F64, M, K, TC_ROW_MAJOR, K);
+    tc_matrix B = tc_matrix_make(b, TC_F64, K, N, TC_COL_MAJOR, K);
+    tc_rng rng;
+    tc_rng_seed(&rng, 1);
+    tc_sample s = tc_sample_make(M, N, K, 1e18, 0, &rng);
+    double ref[2];
+    tc_ref_gemm(&A, &B, &s, ref);
+    UNIT_CHECK(ref[0] == 1.0, "2^60 + 1 - 2^60: %.17g (want 1)", ref[0]);
+    /* row 1 with b = (1 - 2^-52, 1, 0): (1 + 2^-52)(1 - 2^-52) - 1 = -2^-104 */
+    const double bb[3] = {1.0 - 0x1p-52, 1.0, 0.0};
+    tc_matrix B2 = tc_matrix_make(bb, TC_F64, K, N, TC_COL_MAJOR, K);
+    tc_ref_gemm(&A, &B2, &s, ref);
+    UNIT_CHECK(ref[1] == -0x1p-104, "(1 + 2^-52)(1 - 2^-52) - 1: %.17g (want -2^-104)", ref[1]);
+    tc_sample_free(&s);
+    return 0;
+}
+
 static int unit_ref_gemm_sampled_equals_full(void)
 {
     long M = 40, N = 30, K = 20;
@@ -181,7 +207,15 @@ static int unit_tolerance_catches_lost_k_slice(void)
  * for every element), a lost 16-long k-slice, a transposed 16x16 tile, alpha ignored, beta ignored.
  * At every K of the GEMM test matrix and at K = 16384 and 65536, as far as the row can verify
  * (tc_precision_k_verifiable), and at that limit itself. */
-typedef enum { ACC_F32_RN, ACC_F32_RZ, ACC_F16_RN, ACC_FP8, ACC_EXACT } sim_acc;
+typedef enum {
+    ACC_F32_RN,
+    ACC_F32_RZ,
+    ACC_F16_RN,
+    ACC_FP8,
+    ACC_EXACT,
+    ACC_F64_FMA,
+    ACC_F64_SUM
+} sim_acc;
 typedef struct {
     const char *row;
     float (*in_round)(float x); /* the library's rounding of f32 inputs (NULL: none) */
@@ -196,12 +230,19 @@ static float round_f16(float x) { return tc_f16_to_f32(tc_f32_to_f16(x)); }
 static float round_bf16(float x) { return tc_bf16_to_f32(tc_f32_to_bf16(x)); }
 
 static const sim_model sim_models[] = {
+    {.row = "f64", .block = 1, .acc = ACC_F64_FMA},
+    {.row = "f64_oz6", .product_noise = 8 * 0x1p-42, .block = 1, .acc = ACC_F64_SUM},
+    {.row = "f64_oz7", .product_noise = 9 * 0x1p-49, .block = 1, .acc = ACC_F64_SUM},
+    {.row = "f64_oz8", .product_noise = 10 * 0x1p-56, .block = 1, .acc = ACC_F64_SUM},
     {.row = "f32", .block = 1, .acc = ACC_F32_RN},
     {.row = "f32_tf32", .in_round = tc_f32_to_tf32_rz, .block = 8, .acc = ACC_F32_RZ},
     {.row = "f32_f16", .in_round = round_f16, .block = 16, .acc = ACC_F32_RZ},
     {.row = "f32_bf16", .in_round = round_bf16, .block = 16, .acc = ACC_F32_RZ},
     {.row = "tf32", .block = 4, .acc = ACC_F32_RZ},
     {.row = "tf32_rz", .block = 8, .acc = ACC_F32_RZ},
+    {.row = "bf16x3", .product_noise = 2.5 * 0x1p-17, .block = 16, .acc = ACC_F32_RZ},
+    {.row = "bf16x6", .product_noise = 0x1p-25, .block = 16, .acc = ACC_F32_RZ},
+    {.row = "bf16x9", .block = 16, .acc = ACC_F32_RZ},
     {.row = "3xtf32", .block = 4, .acc = ACC_F32_RZ, .three_tf32 = 1, .flush = 16},
     {.row = "f16f32", .block = 16, .acc = ACC_F32_RZ},
     {.row = "f16f16", .block = 16, .acc = ACC_F16_RN},
@@ -224,24 +265,28 @@ static double trunc_bits(double x, int bits)
     return ldexp(trunc(ldexp(m, bits)), e - bits);
 }
 
-static double sim_product(const sim_model *sm, float a, float b, tc_rng *rng)
+static double sim_product(const sim_model *sm, double a, double b, tc_rng *rng)
 {
-    if (sm->in_round) a = sm->in_round(a), b = sm->in_round(b);
+    if (sm->in_round) a = sm->in_round((float)a), b = sm->in_round((float)b);
     if (sm->three_tf32) {
         const float ab = tc_f32_to_tf32_rne(a), as = tc_f32_to_tf32_rne(a - ab);
         const float bb = tc_f32_to_tf32_rne(b), bs = tc_f32_to_tf32_rne(b - bb);
         return (double)ab * bb + (double)ab * bs + (double)as * bb;
     }
-    double p = (double)a * (double)b;
+    double p = a * b; /* exact for every format but f64 (ACC_F64_FMA does not call this) */
     if (sm->product_noise > 0) p *= 1.0 + sm->product_noise * tc_rng_uniform(rng, -1.0f, 1.0f);
     return p;
 }
 
 /* one element: a (K values), b (K values) -> what the simulated GPU accumulates */
-static double sim_dot(const sim_model *sm, const float *a, const float *b, long K, tc_rng *rng)
+static double sim_dot(const sim_model *sm, const double *a, const double *b, long K, tc_rng *rng)
 {
     double acc = 0, fp8_part = 0, total = 0;
     int fp8_blocks = 0;
+    if (sm->acc == ACC_F64_FMA) { /* an FP64 GEMM: one fused multiply-add per product */
+        for (long k = 0; k < K; k++) acc = fma(a[k], b[k], acc);
+        return acc;
+    }
     for (long k0 = 0; k0 < K; k0 += sm->block) {
         if (sm->flush && k0 % sm->flush == 0) total = (float)(total + acc), acc = 0;
         double blk = 0;
@@ -251,6 +296,8 @@ static double sim_dot(const sim_model *sm, const float *a, const float *b, long 
         case ACC_F32_RZ: acc = trunc_bits(acc + blk, 24); break;
         case ACC_F16_RN: acc = tc_f16_to_f32(tc_f64_to_f16(acc + blk)); break;
         case ACC_EXACT: acc += blk; break;
+        case ACC_F64_FMA: break; /* handled above */
+        case ACC_F64_SUM: acc += blk; break;
         case ACC_FP8: /* ~14 bits kept between promotions of every 4 blocks to f32 */
             fp8_part = trunc_bits(fp8_part + blk, 14);
             if (++fp8_blocks == 4) acc = (float)(acc + fp8_part), fp8_part = 0, fp8_blocks = 0;
@@ -259,6 +306,16 @@ static double sim_dot(const sim_model *sm, const float *a, const float *b, long 
     }
     if (sm->flush) return (float)(total + acc);
     return sm->acc == ACC_FP8 ? (float)(acc + fp8_part) : acc;
+}
+
+/* one input value of a row: int8 integers; f64 with 53 random bits in [-1, 1); otherwise f32
+ * uniform in [-1, 1) rounded as the row's library rounds it */
+static double sim_input(const tc_precision *p, int integer, tc_rng *rng)
+{
+    if (integer) return (double)tc_rng_int(rng, -127, 127);
+    if (p->in == TC_F64) return ldexp((double)(tc_rng_next_u64(rng) >> 11), -52) - 1.0;
+    float x = tc_rng_uniform(rng, -1.0f, 1.0f);
+    return p->in_round ? p->in_round(x) : x;
 }
 
 static int unit_tolerance_rows_catch_lost_work(void)
@@ -283,21 +340,17 @@ static int unit_tolerance_rows_catch_lost_work(void)
             const long K = ki < n_ks ? ks[ki] : kv;
             if (K > kv || (ki == n_ks && kv > ks[n_ks - 1])) continue;
             /* inputs as the GPU gets them (A row-major M x K, B column-major K x N) */
-            float *a = (float *)tc_xmalloc((size_t)(M * K) * sizeof(float));
-            float *b = (float *)tc_xmalloc((size_t)(K * N) * sizeof(float));
+            double *a = (double *)tc_xmalloc((size_t)(M * K) * sizeof(double));
+            double *b = (double *)tc_xmalloc((size_t)(K * N) * sizeof(double));
             void *ha = tc_xmalloc((size_t)(M * K) * tc_dtype_size(p->in));
             void *hb = tc_xmalloc((size_t)(K * N) * tc_dtype_size(p->in));
             for (long i = 0; i < M * K; i++) {
-                float x = tc_rng_uniform(&rng, -1.0f, 1.0f);
-                if (p->in_round) x = p->in_round(x);
-                tc_store(ha, p->in, (size_t)i, integer ? (double)tc_rng_int(&rng, -127, 127) : x);
-                a[i] = (float)tc_load(ha, p->in, (size_t)i);
+                tc_store(ha, p->in, (size_t)i, sim_input(p, integer, &rng));
+                a[i] = tc_load(ha, p->in, (size_t)i);
             }
             for (long i = 0; i < K * N; i++) {
-                float x = tc_rng_uniform(&rng, -1.0f, 1.0f);
-                if (p->in_round) x = p->in_round(x);
-                tc_store(hb, p->in, (size_t)i, integer ? (double)tc_rng_int(&rng, -127, 127) : x);
-                b[i] = (float)tc_load(hb, p->in, (size_t)i);
+                tc_store(hb, p->in, (size_t)i, sim_input(p, integer, &rng));
+                b[i] = tc_load(hb, p->in, (size_t)i);
             }
             const tc_matrix A = tc_matrix_make(ha, p->in, M, K, TC_ROW_MAJOR, K);
             const tc_matrix B = tc_matrix_make(hb, p->in, K, N, TC_COL_MAJOR, K);
@@ -329,13 +382,13 @@ static int unit_tolerance_rows_catch_lost_work(void)
                     long ee = e; /* the transposed tile reads its mirror element */
                     if (control == 2 && i < TILE && j < TILE) ee = j * N + i;
                     double got = acc[ee];
-                    if (control == 0) got -= (double)a[i * K + k0] * b[j * K + k0];
+                    if (control == 0) got -= a[i * K + k0] * b[j * K + k0];
                     if (control == 1)
                         for (long k = s0; k < s0 + SLICE && k < K; k++)
-                            got -= (double)a[i * K + k] * b[j * K + k];
+                            got -= a[i * K + k] * b[j * K + k];
                     const double al = control == 3 ? 1.0 : alpha, be = control == 4 ? 0.0 : beta;
-                    const double out =
-                        integer ? al * got + be * c0[ee] : (double)(float)(al * got + be * c0[ee]);
+                    const double y = al * got + be * c0[ee];
+                    const double out = integer || p->out == TC_F64 ? y : (double)(float)y;
                     tc_store(hc, p->out, (size_t)e, out);
                 }
                 const tc_check_result r = tc_check(&C, &smp, ref, p, K, s_check);
@@ -506,12 +559,19 @@ static int unit_rel_fro_error_known_values(void)
 }
 
 static const tc_unit tests[] = {
-    UNIT(ref_gemm_matches_naive_loops),      UNIT(ref_gemm_int8_exact),
-    UNIT(ref_gemm_sampled_equals_full),      UNIT(tolerance_table_scales_with_k),
-    UNIT(tolerance_catches_lost_k_slice),    UNIT(checker_accepts_correct_result),
-    UNIT(checker_rejects_corrupted_element), UNIT(checker_rejects_nan),
-    UNIT(checker_rejects_unwritten_element), UNIT(checker_integers_exact),
-    UNIT(checker_sampled_catches_bad_row),   UNIT(rel_fro_error_known_values),
+    UNIT(ref_gemm_matches_naive_loops),
+    UNIT(ref_gemm_int8_exact),
+    UNIT(ref_gemm_f64_compensated),
+    UNIT(ref_gemm_sampled_equals_full),
+    UNIT(tolerance_table_scales_with_k),
+    UNIT(tolerance_catches_lost_k_slice),
+    UNIT(checker_accepts_correct_result),
+    UNIT(checker_rejects_corrupted_element),
+    UNIT(checker_rejects_nan),
+    UNIT(checker_rejects_unwritten_element),
+    UNIT(checker_integers_exact),
+    UNIT(checker_sampled_catches_bad_row),
+    UNIT(rel_fro_error_known_values),
     UNIT(tolerance_rows_catch_lost_work),
 };
 

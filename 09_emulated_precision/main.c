@@ -1,0 +1,81 @@
+/* 09_emulated_precision/main.c - the host driver of chapter 09: FP64 GEMMs on tensor cores, the
+ * FP64 ones (v1_dmma) and emulated with int8 ones (v2_ozaki_sN, N int8 slices per value), next to
+ * cuBLAS DGEMM in the same layout; and FP32 GEMMs from bf16 tensor cores (v3_bf16xN, 3 bf16 words
+ * per value, N word products), next to cuBLAS SGEMM.
+ *
+ * Every row: A row-major, B column-major, C row-major, all f64 ("RCR" in --list). The reference
+ * of every check is more accurate than f64 (the GEMM driver's compensated Dot2 for f64 data), so
+ * an FP64 result is judged against something better than itself. Tolerance rows: f64 (DGEMM,
+ * DMMA: one rounding per product), f64_ozN (the scheme's truncation bound) and bf16xN (the
+ * dropped word products), all in common/verify.c.
+ *
+ * Build and run
+ *   make && build/bin/09_emulated_precision           # every row at 4096^3, errors included
+ *   build/bin/09_emulated_precision --list            # the variants
+ *   build/bin/09_emulated_precision --test            # every row on the test matrix
+ *   build/bin/09_emulated_precision --bench           # CSV rows for make bench
+ */
+#include "bf16x.h"
+#include "cublas_gemm.h"
+#include "dmma.h"
+#include "ozaki.h"
+
+// clang-format off
+#define ROW TC_ROW_MAJOR
+#define COL TC_COL_MAJOR
+#define RUNG(...) {.min_cc = 80, .a_layout = ROW, .b_layout = COL, .c_layout = ROW,              \
+                   .problem = "FP64 GEMM", .baseline = "cublas_f64", __VA_ARGS__}
+#define BF16X(NAME, ROWNAME, IMPL, ...)                                                            \
+    {.name = NAME, .precision = ROWNAME, .min_cc = 80, .a_layout = ROW, .b_layout = COL,          \
+     .c_layout = ROW, .problem = "FP32 GEMM", .baseline = "cublas_f32", .impl = IMPL,             \
+     .prepare = bf_prepare, .launch = bf_launch, .release = bf_release, __VA_ARGS__}
+#define OZAKI(NAME, ROWNAME, IMPL, ...)                                                            \
+    RUNG(.name = NAME, .precision = ROWNAME, .impl = IMPL, .prepare = oz_prepare,                  \
+         .launch = oz_launch, .release = oz_release, __VA_ARGS__)
+
+static const tc_gemm_variant variants[] = {
+    {.name = "cublas_f64", .precision = "f64", .min_cc = 80, .a_layout = ROW, .b_layout = COL,
+     .c_layout = ROW, .problem = "FP64 GEMM", .impl = &tc_cublas_f64,
+     .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, .release = tc_cublas_release,
+     .description = "cuBLAS DGEMM, COMPUTE_64F (the baseline)"},
+    RUNG(.name = "v1_dmma", .precision = "f64", .prepare = dmma_v1_prepare, .launch = dmma_v1_launch,
+         .description = "FP64 tensor cores: mma.sync m8n8k4 f64, 64x64 tile, cp.async 3 stages"),
+    OZAKI("v2_ozaki_s6", "f64_oz6", &oz_slices_6,
+          .description = "Ozaki: 6 int8 slices per value, 6 int8 GEMMs (cuBLAS), f64 sums"),
+    OZAKI("v2_ozaki_s7", "f64_oz7", &oz_slices_7,
+          .description = "Ozaki: 7 int8 slices per value, 7 int8 GEMMs (cuBLAS), f64 sums"),
+    OZAKI("v2_ozaki_s8", "f64_oz8", &oz_slices_8,
+          .description = "Ozaki: 8 int8 slices per value, 8 int8 GEMMs (cuBLAS), f64 sums"),
+    {.name = "cublas_f32", .precision = "f32", .min_cc = 80, .a_layout = ROW, .b_layout = COL,
+     .c_layout = ROW, .problem = "FP32 GEMM", .impl = &tc_cublas_f32,
+     .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, .release = tc_cublas_release,
+     .description = "cuBLAS SGEMM, COMPUTE_32F_PEDANTIC (CUDA cores; the f32 baseline)"},
+    BF16X("v3_bf16x3", "bf16x3", &bf_terms_3,
+          .description = "f32 as 3 bf16 words, 3 word products (2 bf16 GEMMs), f32 accumulate"),
+    BF16X("v3_bf16x6", "bf16x6", &bf_terms_6,
+          .description = "f32 as 3 bf16 words, 6 word products (3 bf16 GEMMs), f32 accumulate"),
+    BF16X("v3_bf16x9", "bf16x9", &bf_terms_9,
+          .description = "f32 as 3 bf16 words, all 9 word products (5 bf16 GEMMs)"),
+};
+// clang-format on
+
+static void *chapter_init(const tc_device_info *dev, FILE *info)
+{
+    tc_cublas_print_version(info);
+    return oz_chapter_init(dev, info);
+}
+
+int main(int argc, char **argv)
+{
+    static const tc_gemm_chapter chapter = {
+        .name = "09_emulated_precision",
+        .summary = "FP64 on tensor cores: the FP64 tensor cores (DMMA) and FP64 emulated with "
+                   "int8 tensor cores (Ozaki), next to cuBLAS DGEMM",
+        .variants = variants,
+        .n_variants = TC_COUNT(variants),
+        .min_cc = 80,
+        .init = chapter_init,
+        .fini = oz_chapter_fini,
+    };
+    return tc_gemm_main(argc, argv, &chapter);
+}

@@ -1,0 +1,205 @@
+/* 09_emulated_precision/test_ozaki.c - the Ozaki scheme's CPU model (ozaki_model.c): slices
+ * reconstruct their value to within the stated rest, the concatenated-diagonal layout that
+ * v2_ozaki hands to cuBLAS computes the same integers as the pairwise slice products, and the
+ * emulated dot product stays within its bound while a dropped diagonal does not. */
+#include "unit.h"
+
+#include "ozaki_model.h"
+#include "verify.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* 53 random bits in [-1, 1); spread: times 2^[-8, 8] */
+static double draw(tc_rng *rng, int spread)
+{
+    const double u = ldexp((double)(tc_rng_next_u64(rng) >> 11), -52) - 1.0;
+    return spread ? ldexp(u, tc_rng_int(rng, -8, 8)) : u;
+}
+static double random_double(tc_rng *rng) { return draw(rng, 1); }
+
+static int unit_oz_exponent_edges(void)
+{
+    const double zeros[3] = {0, -0.0, 0};
+    UNIT_CHECK(oz_exponent(zeros, 3, 1) == 0, "all zeros: %d", oz_exponent(zeros, 3, 1));
+    const double one[2] = {0.25, -1.0};
+    UNIT_CHECK(oz_exponent(one, 2, 1) == 1, "max |x| = 1 needs 2^1: %d", oz_exponent(one, 2, 1));
+    const double below[2] = {0.5, -0.999};
+    UNIT_CHECK(oz_exponent(below, 2, 1) == 0, "max |x| < 1: %d", oz_exponent(below, 2, 1));
+    const double strided[4] = {3.0, 100.0, -5.0, 100.0}; /* stride 2 sees 3 and -5 */
+    UNIT_CHECK(oz_exponent(strided, 2, 2) == 3, "stride 2: %d", oz_exponent(strided, 2, 2));
+    return 0;
+}
+
+static int unit_oz_split_reconstructs(void)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, 91);
+    int8_t d[OZ_MAX_SLICES];
+    for (int s = 1; s <= 7; s++)
+        for (int i = 0; i < 20000; i++) {
+            const double x = random_double(&rng);
+            const int e = oz_exponent(&x, 1, 1) + tc_rng_int(&rng, 0, 3); /* row max >= |x| */
+            const double r = oz_split(x, e, s, d);
+            for (int p = 0; p < s; p++)
+                UNIT_CHECK(d[p] >= -127 && d[p] <= 127, "slice %d = %d", p, d[p]);
+            UNIT_CHECK(fabs(r) < ldexp(1.0, -OZ_SLICE_BITS * s), "s=%d: rest %a too large", s, r);
+            /* x = 2^e (join + r), exactly */
+            UNIT_CHECK(oz_join(d, e, s) + ldexp(r, e) == x, "s=%d: %a != join %a + rest %a", s, x,
+                       oz_join(d, e, s), ldexp(r, e));
+        }
+    return 0;
+}
+
+/* The layout v2_ozaki gives cuBLAS: A's slices D_1 .. D_s laid end to end along k (row-major
+ * M x sK), B's slices E_s .. E_1 (column-major sK x N). Diagonal t is then the product of A's
+ * first (t-1) K columns and B's last (t-1) K rows. */
+static int unit_oz_concatenated_diagonals_equal_pairwise(void)
+{
+    enum { M = 5, N = 4, K = 37, S = 6 };
+    tc_rng rng;
+    tc_rng_seed(&rng, 92);
+    double a[M][K], b[N][K]; /* b[j] = column j of B */
+    int ea[M], eb[N];
+    static int8_t acat[M][S * K], bcat[N][S * K];
+    for (int i = 0; i < M; i++) {
+        for (int k = 0; k < K; k++) a[i][k] = random_double(&rng);
+        ea[i] = oz_exponent(a[i], K, 1);
+    }
+    for (int j = 0; j < N; j++) {
+        for (int k = 0; k < K; k++) b[j][k] = random_double(&rng);
+        eb[j] = oz_exponent(b[j], K, 1);
+    }
+    int8_t d[OZ_MAX_SLICES];
+    for (int i = 0; i < M; i++)
+        for (int k = 0; k < K; k++) {
+            oz_split(a[i][k], ea[i], S, d);
+            for (int p = 1; p <= S; p++) acat[i][(p - 1) * K + k] = d[p - 1];
+        }
+    for (int j = 0; j < N; j++)
+        for (int k = 0; k < K; k++) {
+            oz_split(b[j][k], eb[j], S, d);
+            for (int q = 1; q <= S; q++) bcat[j][(S - q) * K + k] = d[q - 1];
+        }
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            int64_t want[2 * OZ_MAX_SLICES + 1];
+            oz_dot(a[i], ea[i], b[j], eb[j], K, S, want);
+            for (int t = 2; t <= S + 1; t++) {
+                const long len = (long)(t - 1) * K, b0 = (long)(S - (t - 1)) * K;
+                int64_t got = 0;
+                for (long k = 0; k < len; k++) got += (int64_t)acat[i][k] * bcat[j][b0 + k];
+                UNIT_CHECK(got == want[t], "C(%d,%d) diagonal %d: %lld, pairwise %lld", i, j, t,
+                           (long long)got, (long long)want[t]);
+            }
+        }
+    return 0;
+}
+
+/* |exact - oz_dot| <= K (s + 2) 2^-7s 2^(ea + eb) (plus the double sums' roundings), against the
+ * compensated f64 reference of the GEMM driver; and without the leading diagonal the error
+ * exceeds the bound (the negative control). */
+static int unit_oz_dot_within_bound(void)
+{
+    enum { K = 1000 };
+    tc_rng rng;
+    tc_rng_seed(&rng, 93);
+    double a[K], b[K], ref;
+    for (int s = 3; s <= 8; s++)
+        for (int trial = 0; trial < 50; trial++) {
+            const int spread = trial % 2; /* uniform data: every slice is dense */
+            for (int k = 0; k < K; k++) a[k] = draw(&rng, spread), b[k] = draw(&rng, spread);
+            const int ea = oz_exponent(a, K, 1), eb = oz_exponent(b, K, 1);
+            const tc_matrix A = tc_matrix_make(a, TC_F64, 1, K, TC_ROW_MAJOR, K);
+            const tc_matrix B = tc_matrix_make(b, TC_F64, K, 1, TC_COL_MAJOR, K);
+            tc_sample smp = tc_sample_make(1, 1, K, 1e18, 0, &rng);
+            tc_ref_gemm(&A, &B, &smp, &ref);
+            tc_sample_free(&smp);
+            int64_t diag[2 * OZ_MAX_SLICES + 1];
+            const double got = oz_dot(a, ea, b, eb, K, s, diag);
+            const double unit = ldexp(1.0, ea + eb);
+            const double bound = K * oz_product_bound(s) * unit + 4 * s * 0x1p-53 * fabs(ref);
+            UNIT_CHECK(fabs(got - ref) <= bound, "s=%d: error %.3g > bound %.3g", s,
+                       fabs(got - ref), bound);
+            /* the leading diagonal (D_1 E_1) left out: far beyond the bound. (The last one, s + 1,
+             * is below a worst-case bound like this one: its terms are as small as the
+             * truncation the bound allows for.) */
+            const double first = ldexp((double)diag[2], -OZ_SLICE_BITS * 2);
+            if (!spread)
+                UNIT_CHECK(fabs(got - ldexp(first, ea + eb) - ref) > bound,
+                           "s=%d: without diagonal 2 the error %.3g is within %.3g", s,
+                           fabs(got - ldexp(first, ea + eb) - ref), bound);
+        }
+    return 0;
+}
+
+static int unit_oz_int32_limit(void)
+{
+    for (int s = 1; s <= OZ_MAX_SLICES; s++) {
+        const long k = oz_k_exact_int32(s);
+        UNIT_CHECK((double)k * s * 127 * 127 <= 2147483647.0, "s=%d: K=%ld overflows", s, k);
+        UNIT_CHECK((double)(k + 1) * s * 127 * 127 > 2147483647.0, "s=%d: K=%ld not the largest", s,
+                   k);
+    }
+    UNIT_CHECK(oz_k_exact_int32(7) == 19020, "s=7: %ld", oz_k_exact_int32(7));
+    return 0;
+}
+
+/* oz_diagonal's slots pair every (p, q) of p + q = t exactly once, for any number of words */
+static int unit_oz_diagonal_pairs(void)
+{
+    for (int words = 1; words <= OZ_MAX_SLICES; words++) {
+        int seen[OZ_MAX_SLICES + 1][OZ_MAX_SLICES + 1] = {{0}};
+        for (int t = 2; t <= 2 * words; t++) {
+            int first, b_first, count;
+            oz_diagonal(words, t, &first, &b_first, &count);
+            UNIT_CHECK(count >= 1 && first >= 0 && first + count <= words && b_first >= 0 &&
+                           b_first + count <= words,
+                       "words=%d t=%d: slots %d, %d, count %d", words, t, first, b_first, count);
+            if (t <= words + 1)
+                UNIT_CHECK(first == 0, "words=%d t=%d: A starts at %d", words, t, first);
+            for (int i = 0; i < count; i++) {
+                const int p = first + i + 1, q = words - (b_first + i); /* slot -> slice */
+                UNIT_CHECK(p + q == t, "words=%d t=%d: pair (%d, %d)", words, t, p, q);
+                seen[p][q]++;
+            }
+        }
+        for (int p = 1; p <= words; p++)
+            for (int q = 1; q <= words; q++)
+                UNIT_CHECK(seen[p][q] == 1, "words=%d: pair (%d, %d) seen %d times", words, p, q,
+                           seen[p][q]);
+    }
+    return 0;
+}
+
+/* v3_bf16xN's words: x = w1 + w2 + w3 exactly for normal f32 x, each word a bf16 rounded to
+ * nearest from what the words before it left (x - w1 and x - w1 - w2 exact in f32) */
+static int unit_bf16_words_exact(void)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, 94);
+    for (int i = 0; i < 200000; i++) {
+        const float x = ldexpf(tc_rng_uniform(&rng, -1.0f, 1.0f), tc_rng_int(&rng, -100, 100));
+        float rest = x, w[3];
+        for (int p = 0; p < 3; p++) {
+            w[p] = tc_bf16_to_f32(tc_f32_to_bf16(rest));
+            rest -= w[p];
+        }
+        UNIT_CHECK(rest == 0.0f, "x = %a: %a left after three words", x, rest);
+        UNIT_CHECK((double)w[0] + (double)w[1] + (double)w[2] == (double)x,
+                   "x = %a: words %a %a %a", x, w[0], w[1], w[2]);
+    }
+    return 0;
+}
+
+static const tc_unit tests[] = {
+    UNIT(oz_exponent_edges),
+    UNIT(oz_split_reconstructs),
+    UNIT(oz_concatenated_diagonals_equal_pairwise),
+    UNIT(oz_dot_within_bound),
+    UNIT(oz_int32_limit),
+    UNIT(oz_diagonal_pairs),
+    UNIT(bf16_words_exact),
+};
+int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }
