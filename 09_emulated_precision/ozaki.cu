@@ -158,6 +158,10 @@ extern "C" const char *oz_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
         oz_release(v, p);
         return TC_GEMM_SKIP "not enough device memory for the slices";
     }
+    /* R is poisoned once (a large int32 in every element): a product cuBLAS did not write would
+     * wreck the result. The fill also marks R initialised for compute-sanitizer's initcheck, which
+     * does not see every store of cuBLAS's int8 kernels. */
+    TC_CUDA_CHECK(cudaMemset(plan->r, 0x7f, mn * sizeof(int32_t)));
     p->plan = plan;
     return NULL;
 }
