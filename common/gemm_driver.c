@@ -841,7 +841,7 @@ int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *chapter)
     static const tc_cli_flag flags[] = {
         {.name = "--inputs",
          .metavar = "uniform|wide",
-         .help = "uniform in [-1,1) (default), or wide: u*2^e, e in -8..8 (f32 data only)"}};
+         .help = "uniform in [-1,1) (default), or wide: u*2^e, e in -8..8 (f32, f64 data)"}};
     const tc_cli_spec spec = {.program = ch->name,
                               .summary = ch->summary,
                               .variants = ch->variants,
