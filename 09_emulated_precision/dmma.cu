@@ -213,7 +213,12 @@ extern "C" const char *dmma16_prepare(const tc_gemm_variant *v, tc_gemm_problem 
      * was compiled as a trap */
     static char why[160];
     cudaFuncAttributes fa;
-    TC_CUDA_CHECK(cudaFuncGetAttributes(&fa, (const void *)gemm_dmma<cfg_m16>));
+    const cudaError_t e = cudaFuncGetAttributes(&fa, (const void *)gemm_dmma<cfg_m16>);
+    if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction) {
+        (void)cudaGetLastError();
+        return TC_GEMM_SKIP "this build has no code for this GPU";
+    }
+    TC_CUDA_CHECK(e);
     if (fa.binaryVersion < 90) {
         snprintf(why, sizeof why,
                  TC_GEMM_SKIP "m16n8k16 f64 needs sm_90 code (90 in SM); this GPU runs the "
