@@ -34,9 +34,9 @@
  *                  cannot happen in registers (wgmma reads shared memory), so a pass over A and
  *                  B first writes big and small to a workspace (split_3xtf32), packed with
  *                  leading dimension K rounded up to 4: any size and alignment of the inputs
- *                  works. Each stage of the ring then holds four tiles (A big, A small, B big,
- *                  B small); per k-step a consumer issues small_a x big_b, big_a x small_b,
- *                  big_a x big_b. As in v5 the tensor cores sum only one k-tile (32 values, 96
+ *                  works. The GEMM is common/wgmma_multiword.cuh with two words: each stage of
+ *                  the ring holds four tiles (A big, A small, B big, B small); per k-step a
+ *                  consumer issues small_a x big_b, big_a x small_b, big_a x big_b. As in v5 the tensor cores sum only one k-tile (32 values, 96
  *                  products) into a fresh partial accumulator, and the CUDA cores add it to the
  *                  f32 total, rounding to nearest. A warpgroup waits for its partial before the
  *                  add (ptxas serialises every wgmma of a kernel that reads the registers of one
@@ -47,7 +47,7 @@
  * Minimum: sm_90a (Hopper) and a build with 90 in SM; CUDA 12.x or 13.x. */
 #include "wgmma_tf32.h"
 
-#include "wgmma_pipeline.cuh"
+#include "wgmma_multiword.cuh"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -99,128 +99,21 @@ __global__ void split_3xtf32(const float *__restrict__ src, long ld, int rows, i
     }
 }
 
-/* The stage layout of v8: A big, A small, B big, B small, each tile 128-byte rows. The members are
- * those ring<> and the kernel read (as in wg_config). */
-template <int BN_, int STAGES_> struct x3_config {
-    static constexpr int BN = BN_, STAGES = STAGES_, CONSUMERS = 2;
-    static constexpr int BM = WG_M * CONSUMERS;
-    static constexpr int ACC = BN / 2;
-    static constexpr int A_TILE = BM * ROW_BYTES, B_TILE = BN * ROW_BYTES;
-    static constexpr int A_BYTES = 2 * A_TILE, B_BYTES = 2 * B_TILE; /* big, then small */
-    static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
-    static constexpr int BARRIER_BYTES = 2 * STAGES * 8;
-    static constexpr size_t SMEM_BYTES = (size_t)STAGES * STAGE_BYTES + BARRIER_BYTES + 1024;
-    static_assert(BN == 128 || BN == 256, "wgmma_op is instantiated for n128 and n256");
-    static_assert(A_TILE % 1024 == 0 && B_TILE % 1024 == 0,
-                  "every tile starts at a swizzle atom (8 rows x 128 bytes)");
-    static_assert(STAGES >= 2, "a ring needs two stages");
-    static_assert(PRODUCER_REGS * WG_THREADS + CONSUMER_REGS * WG_THREADS * CONSUMERS <= 65536,
-                  "the register file holds the producer's and the consumers' registers");
-};
-typedef x3_config<128, 3> V8;
-
-/* One k-tile of the three products into a fresh partial sum d (its first wgmma overwrites d):
- * per k-step of 8, the two small terms first, then big x big. */
-template <class Cfg>
-__device__ __forceinline__ void x3_k_tile(float (&d)[Cfg::ACC], uint32_t a_big, uint32_t a_small,
-                                          uint32_t b_big, uint32_t b_small)
-{
-    wgmma_fence_operand(d);
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < KSTEPS; kk++) {
-        const int o = kk * KSTEP_BYTES;
-        wgmma_op<float, Cfg::BN>::run(d, wgmma_desc_sw128(a_small + o), wgmma_desc_sw128(b_big + o),
-                                      kk == 0 ? 0 : 1);
-        wgmma_op<float, Cfg::BN>::run(d, wgmma_desc_sw128(a_big + o), wgmma_desc_sw128(b_small + o),
-                                      1);
-        wgmma_op<float, Cfg::BN>::run(d, wgmma_desc_sw128(a_big + o), wgmma_desc_sw128(b_big + o),
-                                      1);
-    }
-    wgmma_commit_group();
-    wgmma_fence_operand(d);
-}
-
-template <int ACC>
-__device__ __forceinline__ void add_partial(float (&acc)[ACC], float (&part)[ACC])
-{
-    wgmma_fence_operand(part);
-#pragma unroll
-    for (int i = 0; i < ACC; i++) acc[i] += part[i];
-}
-
-template <class Cfg, int GROUP>
-__global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
-    gemm_3xtf32(int M, int N, int K, const __grid_constant__ CUtensorMap map_a_big,
-                const __grid_constant__ CUtensorMap map_a_small,
-                const __grid_constant__ CUtensorMap map_b_big,
-                const __grid_constant__ CUtensorMap map_b_small, float *__restrict__ C, long ldc,
-                float alpha, float beta, bool vec2)
-{
-#if TC_SM90A
-    constexpr int BK = wg_bk<float>(); /* 32 f32 values per k-tile */
-    extern __shared__ unsigned char smem_raw[];
-    const ring<Cfg> r(align_1024(smem_raw));
-    if (threadIdx.x == 0) r.init(Cfg::CONSUMERS * 4);
-    __syncthreads();
-    int tm, tn;
-    block_tile_coords<GROUP>((M + Cfg::BM - 1) / Cfg::BM, (N + Cfg::BN - 1) / Cfg::BN, &tm, &tn);
-    const int m0 = tm * Cfg::BM, n0 = tn * Cfg::BN;
-    const int k_tiles = (K + BK - 1) / BK;
-    const int wg = threadIdx.x / WG_THREADS;
-
-    if (wg == 0) {
-        setmaxnreg_dec<PRODUCER_REGS>();
-        if (threadIdx.x == 0)
-            for (int t = 0; t < k_tiles; t++) {
-                const int s = t % Cfg::STAGES;
-                if (t >= Cfg::STAGES) mbar_wait(&r.empty[s], (t / Cfg::STAGES - 1) % 2);
-                mbar_arrive_expect_tx(&r.full[s], Cfg::STAGE_BYTES);
-                tma_load_2d(r.a(s), &map_a_big, &r.full[s], t * BK, m0);
-                tma_load_2d(r.a(s) + Cfg::A_TILE, &map_a_small, &r.full[s], t * BK, m0);
-                tma_load_2d(r.b(s), &map_b_big, &r.full[s], t * BK, n0);
-                tma_load_2d(r.b(s) + Cfg::B_TILE, &map_b_small, &r.full[s], t * BK, n0);
-            }
-        __syncwarp();
-    } else {
-        setmaxnreg_inc<CONSUMER_REGS>();
-        const int cw = wg - 1; /* this consumer's 64 rows of the tile */
-        float acc[Cfg::ACC], part[Cfg::ACC];
-#pragma unroll
-        for (int i = 0; i < Cfg::ACC; i++) acc[i] = 0.0f;
-        for (int t = 0; t < k_tiles; t++) {
-            const int s = t % Cfg::STAGES;
-            mbar_wait(&r.full[s], t / Cfg::STAGES % 2);
-            const uint32_t a = smem_u32(r.a(s)) + cw * WG_M * ROW_BYTES;
-            const uint32_t b = smem_u32(r.b(s));
-            x3_k_tile<Cfg>(part, a, a + Cfg::A_TILE, b, b + Cfg::B_TILE);
-            /* the partial must be complete before the CUDA cores read it: no group stays in
-             * flight across the add (reading the registers of a pending wgmma would make ptxas
-             * serialise every wgmma of the kernel). The other consumer warpgroup keeps the tensor
-             * cores busy meanwhile. */
-            wgmma_wait_group<0>();
-            release_stage<1>(&r.empty[s]);
-            add_partial(acc, part);
-        }
-        epilogue_direct<Cfg::ACC>(acc, C, ldc, m0 + cw * WG_M, n0, M, N, alpha, beta, vec2);
-    }
-#endif
-}
+/* v8's ring: A big, A small, B big, B small per stage (words 0 and 1), 128 x 128 tiles, 3 stages of
+ * 64 KiB; per k-step small_a x big_b, big_a x small_b, big_a x big_b */
+typedef mw_config<2, 128, 3> V8;
+typedef word_pairs<1, 0, 0, 1, 0, 0> V8_PRODUCTS;
 
 /* ---- v8's host side ------------------------------------------------------------------------- */
 typedef struct {
-    CUtensorMap a_big, a_small, b_big, b_small;
-    float *work; /* A big, A small (M x kp each), B big, B small (N x kp each) */
+    mw_maps<2> maps; /* a[0] = A big, a[1] = A small, b[0] = B big, b[1] = B small */
+    float *work;     /* A big, A small (M x kp each), B big, B small (N x kp each) */
     long kp;
-    unsigned grid;
 } x3_plan;
 
 extern "C" const char *tf32_v8_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
-    const void *kernel = (const void *)gemm_3xtf32<V8, GROUP_M>;
-    const char *why = wgmma_kernel_unsupported(kernel);
-    if (why) return why;
-    why = allow_smem(kernel, V8::SMEM_BYTES);
+    const char *why = mw_kernel_ready<float, V8, V8_PRODUCTS, GROUP_M>();
     if (why) return why;
     const long kp = (p->K + 3) / 4 * 4; /* the TMA's 16-byte row rule */
     const size_t bytes = 2 * (size_t)(p->M + p->N) * (size_t)kp * sizeof(float);
@@ -234,12 +127,11 @@ extern "C" const char *tf32_v8_prepare(const tc_gemm_variant *v, tc_gemm_problem
     float *a_big = plan->work, *a_small = a_big + (size_t)p->M * kp;
     float *b_big = a_small + (size_t)p->M * kp, *b_small = b_big + (size_t)p->N * kp;
     const CUtensorMapDataType f32 = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-    plan->a_big = tma_map_kmajor(a_big, f32, p->M, p->K, kp, V8::BM);
-    plan->a_small = tma_map_kmajor(a_small, f32, p->M, p->K, kp, V8::BM);
-    plan->b_big = tma_map_kmajor(b_big, f32, p->N, p->K, kp, V8::BN);
-    plan->b_small = tma_map_kmajor(b_small, f32, p->N, p->K, kp, V8::BN);
+    plan->maps.a[0] = tma_map_kmajor(a_big, f32, p->M, p->K, kp, V8::BM);
+    plan->maps.a[1] = tma_map_kmajor(a_small, f32, p->M, p->K, kp, V8::BM);
+    plan->maps.b[0] = tma_map_kmajor(b_big, f32, p->N, p->K, kp, V8::BN);
+    plan->maps.b[1] = tma_map_kmajor(b_small, f32, p->N, p->K, kp, V8::BN);
     plan->kp = kp;
-    plan->grid = tile_count(p, V8::BM, V8::BN);
     p->plan = plan;
     return NULL;
 }
@@ -260,10 +152,7 @@ extern "C" void tf32_v8_launch(const tc_gemm_variant *v, const tc_gemm_problem *
     float *b_big = a_small + (size_t)p->M * kp, *b_small = b_big + (size_t)p->N * kp;
     launch_split((const float *)p->d_a, p->lda, p->M, p->K, kp, a_big, a_small, stream);
     launch_split((const float *)p->d_b, p->ldb, p->N, p->K, kp, b_big, b_small, stream);
-    gemm_3xtf32<V8, GROUP_M>
-        <<<plan->grid, (V8::CONSUMERS + 1) * WG_THREADS, V8::SMEM_BYTES, stream>>>(
-            p->M, p->N, p->K, plan->a_big, plan->a_small, plan->b_big, plan->b_small,
-            (float *)p->d_c, p->ldc, p->alpha, p->beta, wg_c_vec2(p));
+    mw_launch<float, V8, V8_PRODUCTS, GROUP_M>(plan->maps, p, stream);
 }
 
 extern "C" void tf32_v8_release(const tc_gemm_variant *v, tc_gemm_problem *p)

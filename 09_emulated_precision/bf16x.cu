@@ -22,6 +22,15 @@
  *   ozaki.cu. The diagonals are added into C by cuBLAS itself (beta = 1 after the first), the
  *   smallest first; the first one applies the caller's beta, every one the caller's alpha.
  *
+ * v4_bf16x6_fast, v4_bf16x9_fast (sm_90a): the same words, but the GEMM is our own
+ *   (common/wgmma_multiword.cuh, chapter 04's v8_3xtf32_fast with three words): each stage of the
+ *   ring holds the k-tile of A's three words and of B's three, a consumer issues the 6 or 9 word
+ *   products per k-step (wgmma m64n128k16 bf16, smallest first) into a partial sum of one k-tile
+ *   (64 values), and its CUDA cores add the partial to an f32 total, rounding to nearest. cuBLAS
+ *   (v3) sums all of K in the tensor core's truncating accumulator; here it sums 64 values at a
+ *   time. The words come from the same split pass; tensor maps address each word's columns of
+ *   the concatenated rows (TMA zero-fills the columns past K). Tiles 128 x 128, 2 stages of 96 KiB.
+ *
  * Problem and layout: C = alpha A B + beta C, A M x K row-major (lda), B K x N column-major (ldb),
  * C M x N row-major (ldc), all f32; any M, N, K and alignment. beta == 0 never reads C. */
 #include <cublas_v2.h> /* before check.h (through the headers below): TC_CUBLAS_CHECK */
@@ -29,6 +38,8 @@
 #include "bf16x.h"
 #include "ozaki.h"
 #include "ozaki_model.h"
+
+#include "wgmma_multiword.cuh"
 
 #include <cuda_bf16.h>
 #include <stdint.h>
@@ -62,6 +73,7 @@ typedef struct {
     int t_max;
     long kp;
     __nv_bfloat16 *acat, *bcat;
+    mw_maps<BF_WORDS> maps; /* v4: word w + 1 of A and of B (word 0 the largest) */
 } bf_plan;
 
 extern "C" const char *bf_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
@@ -82,18 +94,26 @@ extern "C" const char *bf_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
     return NULL;
 }
 
-extern "C" void bf_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream)
+/* the words of A (slots w1 w2 w3) and of B (slots w3 w2 w1) into the plan's workspace */
+static void bf_split_both(const bf_plan *plan, const tc_gemm_problem *p, cudaStream_t stream)
 {
-    const bf_plan *plan = (const bf_plan *)p->plan;
-    cublasHandle_t handle = (cublasHandle_t)oz_cublas_handle(p->chapter_ctx);
     const int M = p->M, N = p->N, K = p->K;
-    const long kp = plan->kp, ldcat = (long)BF_WORDS * kp;
+    const long kp = plan->kp;
     const dim3 block(256), grid_a((unsigned)((kp + 255) / 256), M < 65535 ? M : 65535),
         grid_b((unsigned)((kp + 255) / 256), N < 65535 ? N : 65535);
     bf_split<<<grid_a, block, 0, stream>>>((const float *)p->d_a, p->lda, M, K, (int)kp, 0,
                                            plan->acat);
     bf_split<<<grid_b, block, 0, stream>>>((const float *)p->d_b, p->ldb, N, K, (int)kp, 1,
                                            plan->bcat);
+}
+
+extern "C" void bf_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream)
+{
+    const bf_plan *plan = (const bf_plan *)p->plan;
+    cublasHandle_t handle = (cublasHandle_t)oz_cublas_handle(p->chapter_ctx);
+    const int M = p->M, N = p->N;
+    const long kp = plan->kp, ldcat = (long)BF_WORDS * kp;
+    bf_split_both(plan, p, stream);
     TC_CUBLAS_CHECK(cublasSetStream(handle, stream));
     TC_CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
     const float alpha = p->alpha, one = 1.0f;
@@ -121,4 +141,43 @@ extern "C" void bf_release(const tc_gemm_variant *v, tc_gemm_problem *p)
     cudaFree(plan->bcat);
     free(plan);
     p->plan = NULL;
+}
+
+/* ---- v4_bf16xN_fast: the words on our own wgmma GEMM ------------------------------------------ */
+constexpr int BF_GROUP_M = 8;
+typedef mw_config<BF_WORDS, 128, 2> BF_FAST;
+/* word products, smallest first: 6 (i + j <= 2) or all 9 */
+typedef word_pairs<2, 0, 0, 2, 1, 1, 1, 0, 0, 1, 0, 0> BF_X6;
+typedef word_pairs<2, 2, 2, 1, 1, 2, 2, 0, 0, 2, 1, 1, 1, 0, 0, 1, 0, 0> BF_X9;
+
+extern "C" const char *bf_fast_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    const int t_max = *(const int *)v->impl;
+    const char *why = t_max == bf_terms_9
+                          ? mw_kernel_ready<__nv_bfloat16, BF_FAST, BF_X9, BF_GROUP_M>()
+                          : mw_kernel_ready<__nv_bfloat16, BF_FAST, BF_X6, BF_GROUP_M>();
+    if (why) return why;
+    why = bf_prepare(v, p);
+    if (why) return why;
+    bf_plan *plan = (bf_plan *)p->plan;
+    const long ldcat = (long)BF_WORDS * plan->kp;
+    const CUtensorMapDataType bf16 = tma_dtype<__nv_bfloat16>::value;
+    for (int w = 0; w < BF_WORDS; w++) { /* A: word w + 1 at slot w; B: at slot 2 - w */
+        plan->maps.a[w] =
+            tma_map_kmajor(plan->acat + w * plan->kp, bf16, p->M, p->K, ldcat, BF_FAST::BM);
+        plan->maps.b[w] = tma_map_kmajor(plan->bcat + (BF_WORDS - 1 - w) * plan->kp, bf16, p->N,
+                                         p->K, ldcat, BF_FAST::BN);
+    }
+    return NULL;
+}
+
+extern "C" void bf_fast_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                               cudaStream_t stream)
+{
+    const bf_plan *plan = (const bf_plan *)p->plan;
+    bf_split_both(plan, p, stream);
+    if (plan->t_max == bf_terms_9)
+        mw_launch<__nv_bfloat16, BF_FAST, BF_X9, BF_GROUP_M>(plan->maps, p, stream);
+    else
+        mw_launch<__nv_bfloat16, BF_FAST, BF_X6, BF_GROUP_M>(plan->maps, p, stream);
 }

@@ -17,6 +17,10 @@ extern const int bf_terms_3, bf_terms_6, bf_terms_9; /* the impl of a variant ro
 const char *bf_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void bf_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
 void bf_release(const tc_gemm_variant *v, tc_gemm_problem *p);
+/* v4_bf16xN_fast (sm_90a): the same words on a wgmma GEMM that adds each k-tile's partial sum to
+ * an f32 total on the CUDA cores (impl: bf_terms_6 or bf_terms_9); release: bf_release */
+const char *bf_fast_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
+void bf_fast_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

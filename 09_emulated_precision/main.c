@@ -25,10 +25,16 @@
 #define COL TC_COL_MAJOR
 #define RUNG(...) {.min_cc = 80, .a_layout = ROW, .b_layout = COL, .c_layout = ROW,              \
                    .problem = "FP64 GEMM", .baseline = "cublas_f64", __VA_ARGS__}
+#define BF16X_ROW(NAME, ROWNAME, IMPL, ...)                                                        \
+    {.name = NAME, .precision = ROWNAME, .a_layout = ROW, .b_layout = COL, .c_layout = ROW,       \
+     .problem = "FP32 GEMM", .baseline = "cublas_f32", .impl = IMPL, .release = bf_release,       \
+     __VA_ARGS__}
 #define BF16X(NAME, ROWNAME, IMPL, ...)                                                            \
-    {.name = NAME, .precision = ROWNAME, .min_cc = 80, .a_layout = ROW, .b_layout = COL,          \
-     .c_layout = ROW, .problem = "FP32 GEMM", .baseline = "cublas_f32", .impl = IMPL,             \
-     .prepare = bf_prepare, .launch = bf_launch, .release = bf_release, __VA_ARGS__}
+    BF16X_ROW(NAME, ROWNAME, IMPL, .min_cc = 80, .prepare = bf_prepare, .launch = bf_launch,      \
+              __VA_ARGS__)
+#define BF16X_FAST(NAME, ROWNAME, IMPL, ...)                                                       \
+    BF16X_ROW(NAME, ROWNAME, IMPL, .min_cc = 90, .prepare = bf_fast_prepare,                      \
+              .launch = bf_fast_launch, __VA_ARGS__)
 #define OZAKI(NAME, ROWNAME, IMPL, ...)                                                            \
     RUNG(.name = NAME, .precision = ROWNAME, .impl = IMPL, .prepare = oz_prepare,                  \
          .launch = oz_launch, .release = oz_release, __VA_ARGS__)
@@ -60,6 +66,10 @@ static const tc_gemm_variant variants[] = {
           .description = "f32 as 3 bf16 words, 6 word products (3 bf16 GEMMs), f32 accumulate"),
     BF16X("v3_bf16x9", "bf16x9", &bf_terms_9,
           .description = "f32 as 3 bf16 words, all 9 word products (5 bf16 GEMMs)"),
+    BF16X_FAST("v4_bf16x6_fast", "bf16x6", &bf_terms_6,
+          .description = "sm_90a: the 3 words on wgmma, 6 products, f32 total per k-tile of 64"),
+    BF16X_FAST("v4_bf16x9_fast", "bf16x9", &bf_terms_9,
+          .description = "sm_90a: the 3 words on wgmma, 9 products, f32 total per k-tile of 64"),
 };
 // clang-format on
 
