@@ -38,6 +38,9 @@
 #define OZAKI(NAME, ROWNAME, IMPL, ...)                                                            \
     RUNG(.name = NAME, .precision = ROWNAME, .impl = IMPL, .prepare = oz_prepare,                  \
          .launch = oz_launch, .release = oz_release, __VA_ARGS__)
+#define OZAKI2(NAME, ROWNAME, IMPL, ...)                                                           \
+    RUNG(.name = NAME, .precision = ROWNAME, .impl = IMPL, .prepare = oz2_prepare,                 \
+         .launch = oz2_launch, .release = oz2_release, __VA_ARGS__)
 
 static const tc_gemm_variant variants[] = {
     {.name = "cublas_f64", .precision = "f64", .min_cc = 80, .a_layout = ROW, .b_layout = COL,
@@ -56,6 +59,12 @@ static const tc_gemm_variant variants[] = {
           .description = "Ozaki: 7 int8 slices per value, 7 int8 GEMMs (cuBLAS), f64 sums"),
     OZAKI("v2_ozaki_s8", "f64_oz8", &oz_slices_8,
           .description = "Ozaki: 8 int8 slices per value, 8 int8 GEMMs (cuBLAS), f64 sums"),
+    OZAKI2("v5_ozaki2_n14", "f64_oz2n14", &oz2_n14,
+           .description = "Ozaki II: 48-bit integers, 14 moduli, 14 int8 GEMMs, CRT in f64x2"),
+    OZAKI2("v5_ozaki2_n15", "f64_oz2n15", &oz2_n15,
+           .description = "Ozaki II: 51-bit integers, 15 moduli, 15 int8 GEMMs, CRT in f64x2"),
+    OZAKI2("v5_ozaki2_n16", "f64_oz2n16", &oz2_n16,
+           .description = "Ozaki II: 52-bit integers, 16 moduli, 16 int8 GEMMs, CRT in f64x2"),
     {.name = "cublas_f32", .precision = "f32", .min_cc = 80, .a_layout = ROW, .b_layout = COL,
      .c_layout = ROW, .problem = "FP32 GEMM", .impl = &tc_cublas_f32,
      .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, .release = tc_cublas_release,

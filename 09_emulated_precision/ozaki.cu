@@ -224,3 +224,192 @@ extern "C" void oz_release(const tc_gemm_variant *v, tc_gemm_problem *p)
     free(plan);
     p->plan = NULL;
 }
+
+/* ================================================================================================
+ * v5_ozaki2_nN: scheme II (ozaki_model.h): k-bit integers, their residues modulo n moduli, one
+ * int8 GEMM per modulus, the Chinese remainder theorem in double-double.
+ * The steps per chunk of K (Kc from oz2_k_chunk: C' of a chunk stays within (-P/2, P/2)):
+ *   1. oz2_residues  A' = trunc(A 2^(k - e)) and its n residues, int8, one K-major matrix per
+ *                    modulus (leading dimension Kc rounded up to 16, zeros past K); B likewise;
+ *   2. per modulus l: ONE cuBLAS int8 GEMM (int32, exact), then oz2_reduce: t_l = (R mod m_l)
+ *                    inv_l mod m_l, one byte per element;
+ *   3. oz2_combine   C' = P frac(sum_l t_l / m_l) in double-double, times 2^-2k, added to the f64
+ *                    sum of the chunks;
+ * then oz_finish as in scheme I. Not handled, as in scheme I: NaN and infinite inputs.
+ * ============================================================================================== */
+const oz2_variant oz2_n14 = {.moduli = 14, .bits = 48}, oz2_n15 = {.moduli = 15, .bits = 51},
+                  oz2_n16 = {.moduli = 16, .bits = 52};
+
+/* x mod m in [0, m) for an integer-valued x with |x| < 2^53 (rm ~ 1/m): floor's estimate is off
+ * by at most one, and x - q m is an exact small integer */
+static __device__ __forceinline__ double mod_exact(double x, double m, double rm)
+{
+    const double q = floor(x * rm);
+    double r = fma(-q, m, x);
+    if (r < 0) r += m;
+    if (r >= m) r -= m;
+    return r;
+}
+
+/* residues of the k-bit integers of x(r, k0 .. k0+kc-1): res[l] (rows x kcp, K-major) */
+__global__ void oz2_residues(const double *__restrict__ x, long ld, int rows, int K, int k0, int kc,
+                             int kcp, const int *__restrict__ e, int bits, oz2_consts c,
+                             int8_t *__restrict__ res)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= kcp) return;
+    const long plane = (long)rows * kcp;
+    for (int r = blockIdx.y; r < rows; r += gridDim.y) {
+        const double v =
+            k < kc && k0 + k < K ? trunc(ldexp(x[(long)r * ld + k0 + k], bits - e[r])) : 0.0;
+#pragma unroll 4
+        for (int l = 0; l < c.n; l++) {
+            const int m = c.m[l];
+            const int t = (int)mod_exact(v, (double)m, c.rm_hi[l]);
+            res[l * plane + (long)r * kcp + k] = (int8_t)(t >= (m + 1) / 2 ? t - m : t);
+        }
+    }
+}
+
+/* t = (R mod m) inv mod m, one byte per element */
+__global__ void oz2_reduce(const int32_t *__restrict__ R, long n, int m, int inv, double rm,
+                           uint8_t *__restrict__ t)
+{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)gridDim.x * blockDim.x) {
+        const double r = mod_exact((double)R[i], (double)m, rm);
+        t[i] = (uint8_t)mod_exact(r * inv, (double)m, rm); /* r inv < 2^16: exact */
+    }
+}
+
+static __device__ __forceinline__ void two_sum_d(double a, double b, double &s, double &e)
+{
+    s = a + b;
+    const double v = s - a;
+    e = (a - (s - v)) + (b - v);
+}
+
+/* sum(i) += 2^-2k C'(i), C' = P frac(sum_l t_l / m_l) (ozaki_model.c's oz2_reconstruct) */
+__global__ void oz2_combine(const uint8_t *__restrict__ t, long n, int bits, oz2_consts c,
+                            double *__restrict__ sum)
+{
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+         i += (long)gridDim.x * blockDim.x) {
+        double hi = 0, lo = 0;
+        for (int l = 0; l < c.n; l++) {
+            const double tl = t[l * n + i];
+            const double p = tl * c.rm_hi[l], e = fma(tl, c.rm_hi[l], -p);
+            double s, f;
+            two_sum_d(hi, p, s, f);
+            f += lo + (e + tl * c.rm_lo[l]);
+            two_sum_d(s, f, hi, lo);
+        }
+        double f_hi = hi - rint(hi), f_lo;
+        two_sum_d(f_hi, lo, f_hi, f_lo);
+        if (f_hi > 0.5 || (f_hi == 0.5 && f_lo > 0)) f_hi -= 1.0; /* into (-1/2, 1/2] */
+        if (f_hi < -0.5 || (f_hi == -0.5 && f_lo <= 0)) f_hi += 1.0;
+        const double p = f_hi * c.p_hi, e = fma(f_hi, c.p_hi, -p);
+        sum[i] += ldexp(p + (e + f_hi * c.p_lo + f_lo * c.p_hi), -2 * bits);
+    }
+}
+
+typedef struct {
+    int bits;
+    oz2_consts c;
+    long kc, kcp, chunks; /* chunk length, its padded length (a multiple of 16) and count */
+    int8_t *ares, *bres;  /* n x M x kcp and n x N x kcp */
+    int32_t *r;           /* one modulus: M x N */
+    uint8_t *t;           /* n x M x N */
+    double *sum;          /* M x N */
+    int *ea, *eb;
+} oz2_plan;
+
+extern "C" const char *oz2_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    if (!p->chapter_ctx) return "out of host memory";
+    const oz2_variant *var = (const oz2_variant *)v->impl;
+    oz2_plan *plan = (oz2_plan *)calloc(1, sizeof *plan);
+    if (!plan) return "out of host memory";
+    p->plan = plan;
+    plan->bits = var->bits;
+    oz2_consts_init(&plan->c, var->moduli);
+    const long k_max = oz2_k_chunk(&plan->c, var->bits, OZ_KC_ALIGN);
+    if (k_max < OZ_KC_ALIGN) {
+        oz2_release(v, p);
+        return "v5_ozaki2: no chunk of K fits the moduli (a bad variant row)";
+    }
+    const long k_round = (p->K + OZ_KC_ALIGN - 1) / OZ_KC_ALIGN * OZ_KC_ALIGN;
+    plan->kc = k_round < k_max ? p->K : k_max;
+    const char *cap = getenv("TC_OZAKI_KC"); /* a test's cap on the chunk, as in scheme I */
+    if (cap && atol(cap) >= OZ_KC_ALIGN && atol(cap) % OZ_KC_ALIGN == 0 && atol(cap) < plan->kc)
+        plan->kc = atol(cap);
+    plan->kcp = (plan->kc + OZ_KC_ALIGN - 1) / OZ_KC_ALIGN * OZ_KC_ALIGN;
+    plan->chunks = (p->K + plan->kc - 1) / plan->kc;
+    const size_t n = (size_t)var->moduli, mn = (size_t)p->M * p->N;
+    if (cudaMalloc(&plan->ares, n * p->M * plan->kcp) != cudaSuccess ||
+        cudaMalloc(&plan->bres, n * p->N * plan->kcp) != cudaSuccess ||
+        cudaMalloc(&plan->r, mn * sizeof(int32_t)) != cudaSuccess ||
+        cudaMalloc(&plan->t, n * mn) != cudaSuccess ||
+        cudaMalloc(&plan->sum, mn * sizeof(double)) != cudaSuccess ||
+        cudaMalloc(&plan->ea, (size_t)p->M * sizeof(int)) != cudaSuccess ||
+        cudaMalloc(&plan->eb, (size_t)p->N * sizeof(int)) != cudaSuccess) {
+        (void)cudaGetLastError();
+        oz2_release(v, p);
+        return TC_GEMM_SKIP "not enough device memory for the residues";
+    }
+    TC_CUDA_CHECK(cudaMemset(plan->r, 0x7f, mn * sizeof(int32_t))); /* as in scheme I */
+    return NULL;
+}
+
+extern "C" void oz2_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream)
+{
+    const oz2_plan *plan = (const oz2_plan *)p->plan;
+    const oz_ctx *ctx = (const oz_ctx *)p->chapter_ctx;
+    const int M = p->M, N = p->N, K = p->K, n = plan->c.n;
+    const long kcp = plan->kcp, mn = (long)M * N;
+    const double *A = (const double *)p->d_a, *B = (const double *)p->d_b;
+
+    oz_exponents<<<(M + 7) / 8, 256, 0, stream>>>(A, p->lda, M, K, plan->ea);
+    oz_exponents<<<(N + 7) / 8, 256, 0, stream>>>(B, p->ldb, N, K, plan->eb);
+    TC_CUDA_CHECK(cudaMemsetAsync(plan->sum, 0, (size_t)mn * sizeof(double), stream));
+    TC_CUBLAS_CHECK(cublasSetStream(ctx->handle, stream));
+    const int32_t one = 1, zero = 0;
+    for (long ch = 0; ch < plan->chunks; ch++) {
+        const int k0 = (int)(ch * plan->kc);
+        const dim3 block(256), grid_a((unsigned)((kcp + 255) / 256), M < 65535 ? M : 65535),
+            grid_b((unsigned)((kcp + 255) / 256), N < 65535 ? N : 65535);
+        oz2_residues<<<grid_a, block, 0, stream>>>(A, p->lda, M, K, k0, (int)plan->kc, (int)kcp,
+                                                   plan->ea, plan->bits, plan->c, plan->ares);
+        oz2_residues<<<grid_b, block, 0, stream>>>(B, p->ldb, N, K, k0, (int)plan->kc, (int)kcp,
+                                                   plan->eb, plan->bits, plan->c, plan->bres);
+        for (int l = 0; l < n; l++) {
+            /* R (row-major M x N) = A_l B_l, computed column-major as R^T = B_l^T A_l^T ("TN") */
+            TC_CUBLAS_CHECK(cublasGemmEx(ctx->handle, CUBLAS_OP_T, CUBLAS_OP_N, N, M, (int)kcp,
+                                         &one, plan->bres + l * (long)N * kcp, CUDA_R_8I, (int)kcp,
+                                         plan->ares + l * (long)M * kcp, CUDA_R_8I, (int)kcp, &zero,
+                                         plan->r, CUDA_R_32I, N, CUBLAS_COMPUTE_32I,
+                                         CUBLAS_GEMM_DEFAULT));
+            oz2_reduce<<<blocks_for(mn, 256), 256, 0, stream>>>(
+                plan->r, mn, plan->c.m[l], plan->c.inv[l], plan->c.rm_hi[l], plan->t + l * mn);
+        }
+        oz2_combine<<<blocks_for(mn, 256), 256, 0, stream>>>(plan->t, mn, plan->bits, plan->c,
+                                                             plan->sum);
+    }
+    oz_finish<<<blocks_for(mn, 256), 256, 0, stream>>>(plan->sum, plan->ea, plan->eb, M, N,
+                                                       (double *)p->d_c, p->ldc, p->alpha, p->beta);
+}
+
+extern "C" void oz2_release(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    oz2_plan *plan = (oz2_plan *)p->plan;
+    if (!plan) return;
+    cudaFree(plan->ares);
+    cudaFree(plan->bres);
+    cudaFree(plan->r);
+    cudaFree(plan->t);
+    cudaFree(plan->sum);
+    cudaFree(plan->ea);
+    cudaFree(plan->eb);
+    free(plan);
+    p->plan = NULL;
+}

@@ -20,9 +20,18 @@ void oz_chapter_fini(void *ctx);
 /* that handle, as a void pointer to a cublasHandle_t's value (cast it back in C++ code) */
 void *oz_cublas_handle(void *chapter_ctx);
 
+/* v5_ozaki2_nN (scheme II): the variant's impl points to its moduli count and integer bits */
+typedef struct {
+    int moduli, bits;
+} oz2_variant;
+extern const oz2_variant oz2_n14, oz2_n15, oz2_n16;
+
 const char *oz_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void oz_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
 void oz_release(const tc_gemm_variant *v, tc_gemm_problem *p);
+const char *oz2_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
+void oz2_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
+void oz2_release(const tc_gemm_variant *v, tc_gemm_problem *p);
 
 #ifdef __cplusplus
 }

@@ -65,3 +65,128 @@ void oz_diagonal(int words, int t, int *first, int *b_first, int *count)
     *first = p_lo - 1;             /* A's slot of slice p is p - 1 */
     *b_first = words - (t - p_lo); /* B's slot of slice q is words - q; q = t - p_lo first */
 }
+
+/* ---- Ozaki scheme II ----------------------------------------------------------------------------- */
+/* pairwise coprime, descending from 256: the int8 range holds their symmetric residues */
+static const int oz2_moduli[OZ2_MAX_MODULI] = {256, 255, 253, 251, 247, 241, 239, 233,
+                                               229, 227, 223, 217, 211, 199, 197, 193};
+
+/* x^-1 mod m (x, m coprime), by the extended Euclidean algorithm */
+static int inverse_mod(int x, int m)
+{
+    int r0 = m, r1 = x % m, s0 = 0, s1 = 1;
+    while (r1 != 0) {
+        const int q = r0 / r1, r2 = r0 - q * r1, s2 = s0 - q * s1;
+        r0 = r1, r1 = r2, s0 = s1, s1 = s2;
+    }
+    return ((s0 % m) + m) % m; /* r0 == 1 */
+}
+
+/* double-double helpers: the error-free transformations */
+static void two_sum(double a, double b, double *s, double *e)
+{
+    *s = a + b;
+    const double v = *s - a;
+    *e = (a - (*s - v)) + (b - v);
+}
+static void two_prod(double a, double b, double *p, double *e)
+{
+    *p = a * b;
+    *e = fma(a, b, -*p);
+}
+/* (hi, lo) += (x_hi, x_lo), renormalised (relative error ~2^-104) */
+static void dd_add(double *hi, double *lo, double x_hi, double x_lo)
+{
+    double s, e;
+    two_sum(*hi, x_hi, &s, &e);
+    e += *lo + x_lo;
+    two_sum(s, e, hi, lo);
+}
+
+void oz2_consts_init(oz2_consts *c, int n)
+{
+    c->n = n;
+    c->p_hi = 1.0, c->p_lo = 0.0;
+    c->log2_p = 0;
+    for (int l = 0; l < n; l++) {
+        const int m = oz2_moduli[l];
+        c->m[l] = m;
+        int q = 1; /* (P / m) mod m */
+        for (int j = 0; j < n; j++)
+            if (j != l) q = (int)((long)q * (oz2_moduli[j] % m) % m);
+        c->inv[l] = inverse_mod(q, m);
+        c->rm_hi[l] = 1.0 / m;
+        c->rm_lo[l] = fma(-c->rm_hi[l], m, 1.0) / m; /* the residual 1 - m hi is exact */
+        double p, e;                                 /* P *= m in double-double */
+        two_prod(c->p_hi, m, &p, &e);
+        e += c->p_lo * m;
+        two_sum(p, e, &c->p_hi, &c->p_lo);
+        c->log2_p += log2((double)m);
+    }
+}
+
+long oz2_k_chunk(const oz2_consts *c, int k, int align)
+{
+    /* 2 Kc 2^(2k) < P, with a margin for the double-double P: Kc < P 2^(-2k-1) (1 - 2^-40) */
+    const double by_crt = ldexp(c->p_hi, -2 * k - 1) * (1 - 0x1p-40);
+    const double by_int32 = (0x1p31 - 1) / 0x1p14; /* |residue products| <= 128 * 128 */
+    double kc = by_crt < by_int32 ? by_crt : by_int32;
+    if (kc >= 0x1p40) kc = 0x1p40;
+    const long kc_l = (long)floor(kc) / align * align;
+    return kc_l;
+}
+
+int64_t oz2_scale(double x, int e, int k) { return (int64_t)trunc(ldexp(x, k - e)); }
+
+int oz2_residue(int64_t v, int m)
+{
+    int r = (int)(v % m); /* the sign of v */
+    if (r < 0) r += m;    /* [0, m) */
+    return r >= (m + 1) / 2 ? r - m : r;
+}
+
+int oz2_reduce(int32_t c, int m, int inv)
+{
+    int r = (int)(c % m);
+    if (r < 0) r += m;
+    return (int)((long)r * inv % m);
+}
+
+double oz2_reconstruct(const oz2_consts *c, const uint8_t *t)
+{
+    double hi = 0, lo = 0;
+    for (int l = 0; l < c->n; l++) { /* t_l / m_l: t (rm_hi + rm_lo) */
+        double p, e;
+        two_prod((double)t[l], c->rm_hi[l], &p, &e);
+        dd_add(&hi, &lo, p, e + t[l] * c->rm_lo[l]);
+    }
+    /* the fraction in (-1/2, 1/2]: hi - rint(hi) is exact (both multiples of hi's ulp) */
+    double f_hi = hi - rint(hi), f_lo;
+    two_sum(f_hi, lo, &f_hi, &f_lo);
+    if (f_hi > 0.5 || (f_hi == 0.5 && f_lo > 0)) f_hi -= 1.0; /* into (-1/2, 1/2] */
+    if (f_hi < -0.5 || (f_hi == -0.5 && f_lo <= 0)) f_hi += 1.0;
+    /* times P: f_hi p_hi exactly, plus the cross terms */
+    double p, e;
+    two_prod(f_hi, c->p_hi, &p, &e);
+    return p + (e + f_hi * c->p_lo + f_lo * c->p_hi);
+}
+
+double oz2_dot(const oz2_consts *c, int k, const double *a, int ea, const double *b, int eb, long K,
+               double *exact_hi, double *exact_lo)
+{
+    int32_t acc[OZ2_MAX_MODULI] = {0};
+    __int128 exact = 0; /* |x y| < 2^106, K of them: well inside 2^127 for the K a chunk allows */
+    for (long i = 0; i < K; i++) {
+        const int64_t x = oz2_scale(a[i], ea, k), y = oz2_scale(b[i], eb, k);
+        for (int l = 0; l < c->n; l++)
+            acc[l] += oz2_residue(x, c->m[l]) * oz2_residue(y, c->m[l]); /* as the int8 GEMM */
+        exact += (__int128)x * y;
+    }
+    uint8_t t[OZ2_MAX_MODULI];
+    for (int l = 0; l < c->n; l++) t[l] = (uint8_t)oz2_reduce(acc[l], c->m[l], c->inv[l]);
+    if (exact_hi) *exact_hi = (double)exact;
+    if (exact_lo) *exact_lo = (double)(exact - (__int128)(double)exact);
+    return ldexp(oz2_reconstruct(c, t), ea + eb - 2 * k);
+}
+
+double oz2_product_bound(int k) { return ldexp(1.0, 1 - k); }

@@ -61,6 +61,54 @@ long oz_k_exact_int32(int s);
  * to s + 1) and v3 (any t from 2 to 2 words); count 0 when t has no pair. */
 void oz_diagonal(int words, int t, int *first, int *b_first, int *count);
 
+/* ---- Ozaki scheme II (v5_ozaki2_nN): integers and the Chinese remainder theorem -------------------
+ *
+ * Each row of A is scaled as in scheme I and rounded toward zero to a k-bit integer,
+ * A'(i,k) = trunc(A(i,k) 2^(k - e_i)), |A'| < 2^k (B likewise by columns). The integer product
+ * C' = A' B' is then computed exactly, not from slices but modulo n pairwise coprime moduli
+ * m_1 .. m_n <= 256: the residues of A' and B' fit int8, so C' mod m_l is ONE int8 GEMM (exact in
+ * int32) reduced mod m_l. With P = m_1 ... m_n > 2 |C'|, C' is the unique integer of
+ * (-P/2, P/2) with those residues (the Chinese remainder theorem):
+ *
+ *     C' / P = frac( sum_l t_l / m_l ),   t_l = (C' mod m_l) (P/m_l)^-1 mod m_l,   frac in (-1/2, 1/2]
+ *
+ * computed in double-double (oz2_reconstruct), then C ~= 2^(e_i + f_j - 2k) C'. n GEMMs instead of
+ * s(s+1)/2; the only errors are the truncations to k bits (oz2_product_bound) and the final
+ * roundings. The largest k for n moduli: 2 Kc 2^(2k) < P (oz2_k_chunk chooses the chunk Kc). */
+#define OZ2_MAX_MODULI 16
+
+typedef struct {
+    int n;
+    int m[OZ2_MAX_MODULI];        /* the moduli: 256, 255, 253, 251, 247, ... (descending) */
+    int inv[OZ2_MAX_MODULI];      /* (P / m_l)^-1 mod m_l */
+    double rm_hi[OZ2_MAX_MODULI]; /* 1 / m_l as a double-double */
+    double rm_lo[OZ2_MAX_MODULI];
+    double p_hi, p_lo; /* P as a double-double */
+    double log2_p;
+} oz2_consts;
+
+/* the constants of the first n moduli (2 <= n <= OZ2_MAX_MODULI) */
+void oz2_consts_init(oz2_consts *c, int n);
+/* the largest chunk of K for k-bit integers: 2 Kc 2^(2k) < P (C' stays within (-P/2, P/2)) and
+ * Kc 2^14 < 2^31 (every int32 sum exact), rounded down to a multiple of align; 0 if none */
+long oz2_k_chunk(const oz2_consts *c, int k, int align);
+/* trunc(x 2^(k - e)), |x| < 2^e, k <= 53: an integer of magnitude below 2^k, exact in double */
+int64_t oz2_scale(double x, int e, int k);
+/* v mod m in the symmetric range that fits int8: [-m/2, m/2) for even m, |r| <= (m-1)/2 for odd */
+int oz2_residue(int64_t v, int m);
+/* t = (c mod m) inv mod m, in [0, m), from the int32 GEMM result c of modulus m */
+int oz2_reduce(int32_t c, int m, int inv);
+/* The integer in (-P/2, P/2) with residues given by t[0..n-1], as a double, computed as the GPU
+ * does: frac(sum t_l / m_l) in double-double, times P. */
+double oz2_reconstruct(const oz2_consts *c, const uint8_t *t);
+/* One element as the GPU computes it (one chunk): the emulated 2^-2k C' of a row a (exponent ea)
+ * and a column b (exponent eb), K values (K <= oz2_k_chunk); exact (optional): the exact integer
+ * sum of A' B' as a double-double (hi, lo). Returns 2^(ea + eb - 2k) C'. */
+double oz2_dot(const oz2_consts *c, int k, const double *a, int ea, const double *b, int eb, long K,
+               double *exact_hi, double *exact_lo);
+/* The bound on |a b - emulated| for one product in units of 2^(ea + eb): 2^(1 - k) */
+double oz2_product_bound(int k);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,9 @@
-/* 09_emulated_precision/test_ozaki.c - the Ozaki scheme's CPU model (ozaki_model.c): slices
+/* 09_emulated_precision/test_ozaki.c - the Ozaki schemes' CPU model (ozaki_model.c): slices
  * reconstruct their value to within the stated rest, the concatenated-diagonal layout that
  * v2_ozaki hands to cuBLAS computes the same integers as the pairwise slice products, and the
- * emulated dot product stays within its bound while a dropped diagonal does not. */
+ * emulated dot product stays within its bound while a dropped diagonal does not; for scheme II
+ * (v5_ozaki2), the moduli and their inverses, the residues, the double-double reconstruction
+ * against exact 128-bit integers, the chunk limit, and the emulated dot product. */
 #include "unit.h"
 
 #include "ozaki_model.h"
@@ -193,6 +195,167 @@ static int unit_bf16_words_exact(void)
     return 0;
 }
 
+/* ---- scheme II ------------------------------------------------------------------------------- */
+static __int128 product_of_moduli(const oz2_consts *c)
+{
+    __int128 P = 1;
+    for (int l = 0; l < c->n; l++) P *= c->m[l];
+    return P;
+}
+static int gcd(int a, int b) { return b ? gcd(b, a % b) : a; }
+
+/* the moduli are pairwise coprime, each inverse inverts (P / m_l) mod m_l, 1 / m_l and P are
+ * right as double-doubles */
+static int unit_oz2_constants(void)
+{
+    for (int n = 2; n <= OZ2_MAX_MODULI; n++) {
+        oz2_consts c;
+        oz2_consts_init(&c, n);
+        const __int128 P = product_of_moduli(&c);
+        for (int l = 0; l < n; l++) {
+            for (int j = 0; j < l; j++)
+                UNIT_CHECK(gcd(c.m[l], c.m[j]) == 1, "n=%d: %d and %d share a factor", n, c.m[l],
+                           c.m[j]);
+            const int q = (int)((P / c.m[l]) % c.m[l]);
+            UNIT_CHECK((long)q * c.inv[l] % c.m[l] == 1, "n=%d: inverse of %d mod %d", n, q,
+                       c.m[l]);
+            UNIT_CHECK(fabs(fma(c.rm_hi[l], c.m[l], -1.0) + c.rm_lo[l] * c.m[l]) < 0x1p-100,
+                       "n=%d: 1/%d as a double-double", n, c.m[l]);
+        }
+        const double P_hi = (double)P, P_lo = (double)(P - (__int128)P_hi);
+        UNIT_CHECK(c.p_hi == P_hi && fabs(c.p_lo - P_lo) <= 0x1p-50 * fabs(P_lo) + 1,
+                   "n=%d: P = %a + %a, expected %a + %a", n, c.p_hi, c.p_lo, P_hi, P_lo);
+    }
+    return 0;
+}
+
+/* residues lie in int8 and are congruent to v */
+static int unit_oz2_residues(void)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, 95);
+    oz2_consts c;
+    oz2_consts_init(&c, OZ2_MAX_MODULI);
+    for (int i = 0; i < 20000; i++) {
+        int64_t v = (int64_t)(tc_rng_next_u64(&rng) >> (11 + i % 40));
+        if (i % 2) v = -v;
+        if (i < 8) v = (int64_t[]){0, 1, -1, 127, -128, (1LL << 53) - 1, -(1LL << 53) + 1, 256}[i];
+        for (int l = 0; l < c.n; l++) {
+            const int r = oz2_residue(v, c.m[l]);
+            UNIT_CHECK(r >= -128 && r <= 127 && 2 * abs(r) <= c.m[l], "v=%lld m=%d: %d",
+                       (long long)v, c.m[l], r);
+            UNIT_CHECK((v - r) % c.m[l] == 0, "v=%lld m=%d: %d not congruent", (long long)v, c.m[l],
+                       r);
+        }
+    }
+    return 0;
+}
+
+/* the double-double reconstruction returns the integer of (-P/2, P/2) the residues describe */
+static int unit_oz2_reconstruct(void)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, 96);
+    const int ns[] = {4, 8, 14, 15, 16};
+    for (int ni = 0; ni < 5; ni++) {
+        oz2_consts c;
+        oz2_consts_init(&c, ns[ni]);
+        const __int128 P = product_of_moduli(&c);
+        for (int i = 0; i < 20000; i++) {
+            __int128 x = ((__int128)tc_rng_next_u64(&rng) << 64 | tc_rng_next_u64(&rng));
+            if (x < 0) x = -x;
+            /* uniform in |x| <= P/2 (1 - 2^-40), the range oz2_k_chunk keeps C' in (near P/2
+             * the double-double sum cannot tell P/2 - x from x - P/2 any more) */
+            const __int128 half = P / 2 - 1 - (P >> 41);
+            x = x % (2 * half + 1) - half;
+            if (i % 3 == 1) x >>= i % 100; /* and smaller ones */
+            if (i == 0) x = 0;
+            if (i == 1) x = half;
+            if (i == 2) x = -half;
+            uint8_t t[OZ2_MAX_MODULI];
+            for (int l = 0; l < c.n; l++) {
+                int r = (int)(x % c.m[l]);
+                if (r < 0) r += c.m[l];
+                t[l] = (uint8_t)((long)r * c.inv[l] % c.m[l]);
+            }
+            const double got = oz2_reconstruct(&c, t), want = (double)x;
+            const double tol = 0x1p-52 * fabs(want) + 0x1p-95 * (double)P;
+            UNIT_CHECK(fabs(got - want) <= tol, "n=%d: got %a, want %a", c.n, got, want);
+        }
+    }
+    return 0;
+}
+
+/* The largest chunk: C' of a chunk stays inside (-P/2, P/2) and every int32 sum exact; the
+ * bench size fits one chunk */
+static int unit_oz2_k_chunk(void)
+{
+    for (int n = 2; n <= OZ2_MAX_MODULI; n++) {
+        oz2_consts c;
+        oz2_consts_init(&c, n);
+        for (int k = 8; k <= 52; k++) {
+            const long kc = oz2_k_chunk(&c, k, 1);
+            if (kc == 0) continue;
+            UNIT_CHECK(log2(2.0 * kc) + 2 * k < c.log2_p, "n=%d k=%d: Kc=%ld too long", n, k, kc);
+            UNIT_CHECK((double)kc * 128 * 128 < 0x1p31, "n=%d k=%d: Kc=%ld overflows", n, k, kc);
+        }
+    }
+    const struct {
+        int n, k;
+    } rows[] = {{14, 48}, {15, 51}, {16, 52}}; /* the variants' */
+    for (int i = 0; i < 3; i++) {
+        oz2_consts c;
+        oz2_consts_init(&c, rows[i].n);
+        UNIT_CHECK(oz2_k_chunk(&c, rows[i].k, 16) >= 8192, "n=%d k=%d: Kc %ld < 8192", rows[i].n,
+                   rows[i].k, oz2_k_chunk(&c, rows[i].k, 16));
+    }
+    return 0;
+}
+
+/* One emulated dot product: its C' is the exact integer sum, it is within K 2^(1-k) 2^(ea+eb) of
+ * the compensated reference, and the same with one product lost is not */
+static int unit_oz2_dot(void)
+{
+    enum { K = 1000 };
+    tc_rng rng;
+    tc_rng_seed(&rng, 97);
+    double a[K], b[K], ref;
+    const struct {
+        int n, k;
+    } rows[] = {{14, 48}, {15, 51}, {16, 52}, {8, 20}};
+    for (int i = 0; i < 4; i++) {
+        oz2_consts c;
+        oz2_consts_init(&c, rows[i].n);
+        const int k = rows[i].k;
+        UNIT_CHECK(oz2_k_chunk(&c, k, 1) >= K, "n=%d k=%d: K=%d is more than a chunk", c.n, k, K);
+        for (int trial = 0; trial < 40; trial++) {
+            const int spread = trial % 2;
+            for (int j = 0; j < K; j++) a[j] = draw(&rng, spread), b[j] = draw(&rng, spread);
+            const int ea = oz_exponent(a, K, 1), eb = oz_exponent(b, K, 1);
+            const tc_matrix A = tc_matrix_make(a, TC_F64, 1, K, TC_ROW_MAJOR, K);
+            const tc_matrix B = tc_matrix_make(b, TC_F64, K, 1, TC_COL_MAJOR, K);
+            tc_sample smp = tc_sample_make(1, 1, K, 1e18, 0, &rng);
+            tc_ref_gemm(&A, &B, &smp, &ref);
+            tc_sample_free(&smp);
+            double ehi, elo;
+            const double got = oz2_dot(&c, k, a, ea, b, eb, K, &ehi, &elo);
+            const double exact = ldexp(ehi + elo, ea + eb - 2 * k);
+            UNIT_CHECK(fabs(got - exact) <= 0x1p-51 * fabs(exact) + ldexp(1.0, ea + eb - 100),
+                       "n=%d: C' %a, the exact integer sum %a", c.n, got, exact);
+            const double bound =
+                K * oz2_product_bound(k) * ldexp(1.0, ea + eb) + 4 * 0x1p-53 * fabs(ref);
+            UNIT_CHECK(fabs(got - ref) <= bound, "n=%d k=%d: error %.3g > bound %.3g", c.n, k,
+                       fabs(got - ref), bound);
+            /* negative control: a product lost (the first, if it is large enough to matter) */
+            if (fabs(a[0] * b[0]) > 2 * bound) {
+                const double lost = oz2_dot(&c, k, a + 1, ea, b + 1, eb, K - 1, NULL, NULL);
+                UNIT_CHECK(fabs(lost - ref) > bound, "n=%d: a lost product within the bound", c.n);
+            }
+        }
+    }
+    return 0;
+}
+
 static const tc_unit tests[] = {
     UNIT(oz_exponent_edges),
     UNIT(oz_split_reconstructs),
@@ -201,5 +364,10 @@ static const tc_unit tests[] = {
     UNIT(oz_int32_limit),
     UNIT(oz_diagonal_pairs),
     UNIT(bf16_words_exact),
+    UNIT(oz2_constants),
+    UNIT(oz2_residues),
+    UNIT(oz2_reconstruct),
+    UNIT(oz2_k_chunk),
+    UNIT(oz2_dot),
 };
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

@@ -65,6 +65,13 @@
 #define U_OZ6 (32 * 0x1p-42)
 #define U_OZ7 (36 * 0x1p-49)
 #define U_OZ8 (40 * 0x1p-56)
+/* The Ozaki scheme II with n moduli (chapter 09, v5_ozaki2): each value rounded toward zero to a
+ * k-bit integer of its row's (column's) scale, the integer product then exact (Chinese remainder
+ * theorem), so each product is off by at most 2^(1-k) 2^(ea + eb) <= 8 2^-k amax bmax; the same
+ * input-rounding term as U_OZ, random signs assumed likewise. k = 48, 51, 52 for n = 14, 15, 16. */
+#define U_OZ2_48 0x1p-45
+#define U_OZ2_51 0x1p-48
+#define U_OZ2_52 0x1p-49
 /* FP32 from three bf16 words per value (chapter 09, v3_bf16xN): x = w1 + w2 + w3 exactly, every
  * word product exact, summed by bf16 tensor cores in f32 (U_F32_TC, as f32_bf16). Keeping the
  * products up to diagonal T = p + q drops at most, per product: T = 3: (1,3), (3,1), (2,2) and
@@ -91,6 +98,9 @@ static const tc_precision tc_precisions[] = {
     {"f64_oz6",       TC_F64,  TC_F64,  U_OZ6,           U_F64,     U_F64,  NULL,     "f64 from 6 int8 slices per value (Ozaki), f64 sums"},
     {"f64_oz7",       TC_F64,  TC_F64,  U_OZ7,           U_F64,     U_F64,  NULL,     "f64 from 7 int8 slices per value (Ozaki), f64 sums"},
     {"f64_oz8",       TC_F64,  TC_F64,  U_OZ8,           U_F64,     U_F64,  NULL,     "f64 from 8 int8 slices per value (Ozaki), f64 sums"},
+    {"f64_oz2n14",    TC_F64,  TC_F64,  U_OZ2_48,        U_F64,     U_F64,  NULL,     "f64 from 48-bit integers, 14 int8 moduli (Ozaki II), f64 sums"},
+    {"f64_oz2n15",    TC_F64,  TC_F64,  U_OZ2_51,        U_F64,     U_F64,  NULL,     "f64 from 51-bit integers, 15 int8 moduli (Ozaki II), f64 sums"},
+    {"f64_oz2n16",    TC_F64,  TC_F64,  U_OZ2_52,        U_F64,     U_F64,  NULL,     "f64 from 52-bit integers, 16 int8 moduli (Ozaki II), f64 sums"},
     {"f32",           TC_F32,  TC_F32,  0,               U_F32,     U_F32,  NULL,     "f32 in, f32 FMA accumulate (CUDA cores)"},
     {"f32_tf32",      TC_F32,  TC_F32,  U_TF32,          U_F32_TC,  U_F32,  NULL,     "f32 in memory, converted to tf32 inside the library, f32 accumulate"},
     {"f32_f16",       TC_F32,  TC_F32,  U_F16,           U_F32_TC,  U_F32,  NULL,     "f32 in memory, converted to f16 inside the library, f32 accumulate"},
