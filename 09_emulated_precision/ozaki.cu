@@ -251,7 +251,9 @@ static __device__ __forceinline__ double mod_exact(double x, double m, double rm
     return r;
 }
 
-/* residues of the k-bit integers of x(r, k0 .. k0+kc-1): res[l] (rows x kcp, K-major) */
+/* residues of the k-bit integers of x(r, k0 .. k0+kc-1): res[l] (rows x kcp, K-major). N = c.n,
+ * a template parameter so that the loops over the moduli unroll (constant indices into c). */
+template <int N>
 __global__ void oz2_residues(const double *__restrict__ x, long ld, int rows, int K, int k0, int kc,
                              int kcp, const int *__restrict__ e, int bits, oz2_consts c,
                              int8_t *__restrict__ res)
@@ -262,8 +264,8 @@ __global__ void oz2_residues(const double *__restrict__ x, long ld, int rows, in
     for (int r = blockIdx.y; r < rows; r += gridDim.y) {
         const double v =
             k < kc && k0 + k < K ? trunc(ldexp(x[(long)r * ld + k0 + k], bits - e[r])) : 0.0;
-#pragma unroll 4
-        for (int l = 0; l < c.n; l++) {
+#pragma unroll
+        for (int l = 0; l < N; l++) {
             const int m = c.m[l];
             const int t = (int)mod_exact(v, (double)m, c.rm_hi[l]);
             res[l * plane + (long)r * kcp + k] = (int8_t)(t >= (m + 1) / 2 ? t - m : t);
@@ -289,14 +291,16 @@ static __device__ __forceinline__ void two_sum_d(double a, double b, double &s, 
     e = (a - (s - v)) + (b - v);
 }
 
-/* sum(i) += 2^-2k C'(i), C' = P frac(sum_l t_l / m_l) (ozaki_model.c's oz2_reconstruct) */
+/* sum(i) += 2^-2k C'(i), C' = P frac(sum_l t_l / m_l) (ozaki_model.c's oz2_reconstruct); N = c.n */
+template <int N>
 __global__ void oz2_combine(const uint8_t *__restrict__ t, long n, int bits, oz2_consts c,
                             double *__restrict__ sum)
 {
     for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
          i += (long)gridDim.x * blockDim.x) {
         double hi = 0, lo = 0;
-        for (int l = 0; l < c.n; l++) {
+#pragma unroll
+        for (int l = 0; l < N; l++) {
             const double tl = t[l * n + i];
             const double p = tl * c.rm_hi[l], e = fma(tl, c.rm_hi[l], -p);
             double s, f;
@@ -328,6 +332,7 @@ extern "C" const char *oz2_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
     if (!p->chapter_ctx) return "out of host memory";
     const oz2_variant *var = (const oz2_variant *)v->impl;
+    if (var->moduli < 14 || var->moduli > 16) return "v5_ozaki2: 14, 15 or 16 moduli (oz2_launch)";
     oz2_plan *plan = (oz2_plan *)calloc(1, sizeof *plan);
     if (!plan) return "out of host memory";
     p->plan = plan;
@@ -361,42 +366,53 @@ extern "C" const char *oz2_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
     return NULL;
 }
 
-extern "C" void oz2_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream)
+template <int N>
+static void oz2_run(const oz2_plan *plan, const tc_gemm_problem *p, cudaStream_t stream)
 {
-    const oz2_plan *plan = (const oz2_plan *)p->plan;
     const oz_ctx *ctx = (const oz_ctx *)p->chapter_ctx;
-    const int M = p->M, N = p->N, K = p->K, n = plan->c.n;
-    const long kcp = plan->kcp, mn = (long)M * N;
+    const int M = p->M, Ncols = p->N, K = p->K;
+    const long kcp = plan->kcp, mn = (long)M * Ncols;
     const double *A = (const double *)p->d_a, *B = (const double *)p->d_b;
 
     oz_exponents<<<(M + 7) / 8, 256, 0, stream>>>(A, p->lda, M, K, plan->ea);
-    oz_exponents<<<(N + 7) / 8, 256, 0, stream>>>(B, p->ldb, N, K, plan->eb);
+    oz_exponents<<<(Ncols + 7) / 8, 256, 0, stream>>>(B, p->ldb, Ncols, K, plan->eb);
     TC_CUDA_CHECK(cudaMemsetAsync(plan->sum, 0, (size_t)mn * sizeof(double), stream));
     TC_CUBLAS_CHECK(cublasSetStream(ctx->handle, stream));
     const int32_t one = 1, zero = 0;
     for (long ch = 0; ch < plan->chunks; ch++) {
         const int k0 = (int)(ch * plan->kc);
         const dim3 block(256), grid_a((unsigned)((kcp + 255) / 256), M < 65535 ? M : 65535),
-            grid_b((unsigned)((kcp + 255) / 256), N < 65535 ? N : 65535);
-        oz2_residues<<<grid_a, block, 0, stream>>>(A, p->lda, M, K, k0, (int)plan->kc, (int)kcp,
-                                                   plan->ea, plan->bits, plan->c, plan->ares);
-        oz2_residues<<<grid_b, block, 0, stream>>>(B, p->ldb, N, K, k0, (int)plan->kc, (int)kcp,
-                                                   plan->eb, plan->bits, plan->c, plan->bres);
-        for (int l = 0; l < n; l++) {
+            grid_b((unsigned)((kcp + 255) / 256), Ncols < 65535 ? Ncols : 65535);
+        oz2_residues<N><<<grid_a, block, 0, stream>>>(A, p->lda, M, K, k0, (int)plan->kc, (int)kcp,
+                                                      plan->ea, plan->bits, plan->c, plan->ares);
+        oz2_residues<N><<<grid_b, block, 0, stream>>>(B, p->ldb, Ncols, K, k0, (int)plan->kc,
+                                                      (int)kcp, plan->eb, plan->bits, plan->c,
+                                                      plan->bres);
+        for (int l = 0; l < N; l++) {
             /* R (row-major M x N) = A_l B_l, computed column-major as R^T = B_l^T A_l^T ("TN") */
-            TC_CUBLAS_CHECK(cublasGemmEx(ctx->handle, CUBLAS_OP_T, CUBLAS_OP_N, N, M, (int)kcp,
-                                         &one, plan->bres + l * (long)N * kcp, CUDA_R_8I, (int)kcp,
-                                         plan->ares + l * (long)M * kcp, CUDA_R_8I, (int)kcp, &zero,
-                                         plan->r, CUDA_R_32I, N, CUBLAS_COMPUTE_32I,
-                                         CUBLAS_GEMM_DEFAULT));
+            TC_CUBLAS_CHECK(cublasGemmEx(ctx->handle, CUBLAS_OP_T, CUBLAS_OP_N, Ncols, M, (int)kcp,
+                                         &one, plan->bres + l * (long)Ncols * kcp, CUDA_R_8I,
+                                         (int)kcp, plan->ares + l * (long)M * kcp, CUDA_R_8I,
+                                         (int)kcp, &zero, plan->r, CUDA_R_32I, Ncols,
+                                         CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
             oz2_reduce<<<blocks_for(mn, 256), 256, 0, stream>>>(
                 plan->r, mn, plan->c.m[l], plan->c.inv[l], plan->c.rm_hi[l], plan->t + l * mn);
         }
-        oz2_combine<<<blocks_for(mn, 256), 256, 0, stream>>>(plan->t, mn, plan->bits, plan->c,
-                                                             plan->sum);
+        oz2_combine<N>
+            <<<blocks_for(mn, 256), 256, 0, stream>>>(plan->t, mn, plan->bits, plan->c, plan->sum);
     }
-    oz_finish<<<blocks_for(mn, 256), 256, 0, stream>>>(plan->sum, plan->ea, plan->eb, M, N,
+    oz_finish<<<blocks_for(mn, 256), 256, 0, stream>>>(plan->sum, plan->ea, plan->eb, M, Ncols,
                                                        (double *)p->d_c, p->ldc, p->alpha, p->beta);
+}
+
+extern "C" void oz2_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream)
+{
+    const oz2_plan *plan = (const oz2_plan *)p->plan;
+    switch (plan->c.n) { /* the variants' moduli counts */
+    case 14: oz2_run<14>(plan, p, stream); break;
+    case 15: oz2_run<15>(plan, p, stream); break;
+    default: oz2_run<16>(plan, p, stream); break;
+    }
 }
 
 extern "C" void oz2_release(const tc_gemm_variant *v, tc_gemm_problem *p)
