@@ -36,8 +36,9 @@
  *                  leading dimension K rounded up to 4: any size and alignment of the inputs
  *                  works. The GEMM is common/wgmma_multiword.cuh with two words: each stage of
  *                  the ring holds four tiles (A big, A small, B big, B small); per k-step a
- *                  consumer issues small_a x big_b, big_a x small_b, big_a x big_b. As in v5 the tensor cores sum only one k-tile (32 values, 96
- *                  products) into a fresh partial accumulator, and the CUDA cores add it to the
+ *                  consumer issues small_a x big_b, big_a x small_b, big_a x big_b. As in v5
+ *                  the tensor cores sum only one k-tile (32 values, 96 products) into a fresh
+ *                  partial accumulator, and the CUDA cores add it to the
  *                  f32 total, rounding to nearest. A warpgroup waits for its partial before the
  *                  add (ptxas serialises every wgmma of a kernel that reads the registers of one
  *                  in flight); the other consumer warpgroup's wgmma run meanwhile. Tiles of
@@ -117,7 +118,7 @@ extern "C" const char *tf32_v8_prepare(const tc_gemm_variant *v, tc_gemm_problem
     if (why) return why;
     const long kp = (p->K + 3) / 4 * 4; /* the TMA's 16-byte row rule */
     const size_t bytes = 2 * (size_t)(p->M + p->N) * (size_t)kp * sizeof(float);
-    x3_plan *plan = (x3_plan *)calloc(1, sizeof *plan);
+    x3_plan *plan = (x3_plan *)tma_host_calloc(sizeof *plan);
     if (!plan) return "out of host memory";
     if (cudaMalloc(&plan->work, bytes) != cudaSuccess) {
         (void)cudaGetLastError();

@@ -79,7 +79,7 @@ typedef struct {
 extern "C" const char *bf_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
     if (!p->chapter_ctx) return "out of host memory";
-    bf_plan *plan = (bf_plan *)calloc(1, sizeof *plan);
+    bf_plan *plan = (bf_plan *)tma_host_calloc(sizeof *plan);
     if (!plan) return "out of host memory";
     plan->t_max = *(const int *)v->impl;
     plan->kp = (p->K + BF_K_ALIGN - 1) / BF_K_ALIGN * BF_K_ALIGN;

@@ -305,7 +305,7 @@ __global__ void oz2_combine(const uint8_t *__restrict__ t, long n, int bits, oz2
             const double p = tl * c.rm_hi[l], e = fma(tl, c.rm_hi[l], -p);
             double s, f;
             two_sum_d(hi, p, s, f);
-            f += lo + (e + tl * c.rm_lo[l]);
+            f += lo + fma(tl, c.rm_lo[l], e); /* as ozaki_model.c, fma for fma */
             two_sum_d(s, f, hi, lo);
         }
         double f_hi = hi - rint(hi), f_lo;
@@ -313,7 +313,7 @@ __global__ void oz2_combine(const uint8_t *__restrict__ t, long n, int bits, oz2
         if (f_hi > 0.5 || (f_hi == 0.5 && f_lo > 0)) f_hi -= 1.0; /* into (-1/2, 1/2] */
         if (f_hi < -0.5 || (f_hi == -0.5 && f_lo <= 0)) f_hi += 1.0;
         const double p = f_hi * c.p_hi, e = fma(f_hi, c.p_hi, -p);
-        sum[i] += ldexp(p + (e + f_hi * c.p_lo + f_lo * c.p_hi), -2 * bits);
+        sum[i] += ldexp(p + fma(f_lo, c.p_hi, fma(f_hi, c.p_lo, e)), -2 * bits);
     }
 }
 

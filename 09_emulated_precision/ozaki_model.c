@@ -158,7 +158,7 @@ double oz2_reconstruct(const oz2_consts *c, const uint8_t *t)
     for (int l = 0; l < c->n; l++) { /* t_l / m_l: t (rm_hi + rm_lo) */
         double p, e;
         two_prod((double)t[l], c->rm_hi[l], &p, &e);
-        dd_add(&hi, &lo, p, e + t[l] * c->rm_lo[l]);
+        dd_add(&hi, &lo, p, fma((double)t[l], c->rm_lo[l], e)); /* fma: as the GPU's DFMA */
     }
     /* the fraction in (-1/2, 1/2]: hi - rint(hi) is exact (both multiples of hi's ulp) */
     double f_hi = hi - rint(hi), f_lo;
@@ -168,7 +168,7 @@ double oz2_reconstruct(const oz2_consts *c, const uint8_t *t)
     /* times P: f_hi p_hi exactly, plus the cross terms */
     double p, e;
     two_prod(f_hi, c->p_hi, &p, &e);
-    return p + (e + f_hi * c->p_lo + f_lo * c->p_hi);
+    return p + fma(f_lo, c->p_hi, fma(f_hi, c->p_lo, e));
 }
 
 double oz2_dot(const oz2_consts *c, int k, const double *a, int ea, const double *b, int eb, long K,

@@ -25,6 +25,8 @@
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* The bytes of one element of the types used here (f16, bf16: 2; f32, read as tf32: 4; fp8 as
  * UINT8: 1). */
@@ -93,6 +95,16 @@ static inline CUtensorMap tma_map_kmajor(const void *base, CUtensorMapDataType t
                       detail);
     }
     return map;
+}
+
+/* Zeroed host memory for a structure that holds CUtensorMaps: their type is 64-byte aligned,
+ * more than malloc promises (free() it as usual) */
+static inline void *tma_host_calloc(size_t size)
+{
+    const size_t rounded = (size + 63) / 64 * 64;
+    void *p = aligned_alloc(64, rounded);
+    if (p) memset(p, 0, rounded);
+    return p;
 }
 
 #endif /* TMA_MAP_H */

@@ -7,10 +7,11 @@
  *   chapter's split pass, into a workspace: wgmma reads shared memory, so the split cannot happen
  *   in registers). Each stage of the ring holds the k-tile of every word: A's WORDS tiles, then
  *   B's. Per k-step a consumer warpgroup issues one wgmma per word product of the list `Pairs`
- *   (word 0 the largest), smallest products first, into a fresh partial accumulator; after the
- *   k-tile its CUDA cores add the partial to the f32 total, rounded to nearest. The tensor cores
- *   therefore sum only one k-tile (their truncating f32 accumulator, chapter 08, sees a short
- *   sum), and the long sum over K is a chain of correctly rounded f32 additions.
+ *   (word 0 the largest; small products first within the k-step) into a fresh partial
+ *   accumulator; after the k-tile its CUDA cores add the partial to the f32 total, rounded to
+ *   nearest. The tensor cores therefore sum only one k-tile (their truncating f32 accumulator,
+ *   chapter 08, sees a short sum), and the long sum over K is a chain of correctly rounded f32
+ *   additions.
  *
  *   A warpgroup waits for its partial before the add: ptxas serialises every wgmma of a kernel
  *   that reads the registers of one in flight; the other consumer warpgroup's wgmma run
@@ -44,7 +45,9 @@ template <int WORDS_, int BN_, int STAGES_> struct mw_config {
     static_assert(2 * ACC <= CONSUMER_REGS - 64, "a total and a partial per consumer thread");
 };
 
-/* The word products of a k-tile in the order they are issued: (A's word, B's word) pairs */
+/* The word products in the order they are issued in each k-step of the tile: (A's word, B's
+ * word) pairs, word 0 the largest; list the small products first (they then meet a smaller
+ * partial sum; the order holds within a k-step, and the k-steps follow one another) */
 template <int... IJ> struct word_pairs {
     static_assert(sizeof...(IJ) % 2 == 0 && sizeof...(IJ) > 0, "pairs of word indices");
     static constexpr int COUNT = (int)sizeof...(IJ) / 2;
@@ -58,6 +61,14 @@ template <int... IJ> struct word_pairs {
         constexpr int ij[] = {IJ...};
         return ij[2 * p + 1];
     }
+    /* every index names one of `words` words */
+    __host__ __device__ static constexpr bool fits(int words)
+    {
+        constexpr int ij[] = {IJ...};
+        for (int i = 0; i < (int)sizeof...(IJ); i++)
+            if (ij[i] < 0 || ij[i] >= words) return false;
+        return true;
+    }
 };
 
 /* The tensor maps of the words, in the kernel's parameter space */
@@ -70,6 +81,7 @@ template <int WORDS> struct mw_maps {
 template <class T, class Cfg, class Pairs>
 __device__ __forceinline__ void mw_k_tile(float (&d)[Cfg::ACC], uint32_t a, uint32_t b)
 {
+    static_assert(Pairs::fits(Cfg::WORDS), "a word product names a word the stage does not hold");
     wgmma_fence_operand(d);
     wgmma_fence();
 #pragma unroll

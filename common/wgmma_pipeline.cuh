@@ -331,7 +331,7 @@ template <class T> static const char *wg_tma_unsupported(const tc_gemm_problem *
 
 template <class T> static wg_plan *wg_make_plan(const tc_gemm_problem *p, int bm, int b_box)
 {
-    wg_plan *plan = (wg_plan *)malloc(sizeof *plan);
+    wg_plan *plan = (wg_plan *)tma_host_calloc(sizeof *plan);
     if (!plan) return NULL;
     plan->map_a = tma_map_kmajor(p->d_a, tma_dtype<T>::value, p->M, p->K, p->lda, bm);
     plan->map_b = tma_map_kmajor(p->d_b, tma_dtype<T>::value, p->N, p->K, p->ldb, b_box);
