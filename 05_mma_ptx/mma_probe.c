@@ -107,6 +107,45 @@ static void test_mma(int bf16, tc_rng *rng, int *passed, int *failed)
     TC_CUDA_CHECK(cudaFree(d_d));
 }
 
+/* ---- unit test: mma_m8n8k4_f64, mma_m16n8k16_f64 ---------------------------------------------- */
+static void test_dmma(int m16, tc_rng *rng, int *passed, int *failed, int *skipped)
+{
+    const int M = m16 ? 16 : 8, N = 8, K = m16 ? 16 : 4;
+    const char *name = m16 ? "mma_m16n8k16_f64" : "mma_m8n8k4_f64";
+    double a[16 * 16], b[16 * 8], c[16 * 8], d[16 * 8], want[16 * 8];
+    for (int i = 0; i < M * K; i++) a[i] = small_int(rng, -3, 3);
+    for (int i = 0; i < K * N; i++) b[i] = small_int(rng, -3, 3);
+    for (int i = 0; i < M * N; i++) c[i] = small_int(rng, -20, 20);
+    for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+            double s = c[m * N + n];
+            for (int k = 0; k < K; k++) s += a[m * K + k] * b[k * N + n]; /* small integers */
+            want[m * N + n] = s;
+        }
+    double *d_a = tc_device_copy(a, sizeof a), *d_b = tc_device_copy(b, sizeof b);
+    double *d_c = tc_device_copy(c, sizeof c), *d_d = tc_device_copy(NULL, sizeof d);
+    TC_CUDA_CHECK(cudaMemset(d_d, 0xFF, sizeof d)); /* NaN: a lane that writes nothing fails */
+    if (!probe_dmma_launch(m16, d_a, d_b, d_c, d_d, 0)) {
+        printf("SKIP %-44s the GPU does not run this build's sm_90 code\n", name);
+        (*skipped)++;
+    } else {
+        tc_device_fetch(d, d_d, sizeof d);
+        int bad = 0;
+        char detail[160];
+        snprintf(detail, sizeof detail, "%dx%d D = A B + C exact; fragments by the documented map",
+                 M, N);
+        for (int e = 0; e < M * N; e++)
+            if (!(d[e] == want[e]) && !bad++)
+                snprintf(detail, sizeof detail, "D(%d,%d) = %g, want %g; check the A, B and C maps",
+                         e / N, e % N, d[e], want[e]);
+        tc_test_report(!bad, name, detail, passed, failed);
+    }
+    TC_CUDA_CHECK(cudaFree(d_a));
+    TC_CUDA_CHECK(cudaFree(d_b));
+    TC_CUDA_CHECK(cudaFree(d_c));
+    TC_CUDA_CHECK(cudaFree(d_d));
+}
+
 /* ---- unit test: ldmatrix_x4 and ldmatrix_x4_trans -------------------------------------------- */
 static void test_ldmatrix(int trans, int *passed, int *failed)
 {
@@ -407,13 +446,15 @@ static int wanted(const tc_args *a, int bf16)
 }
 
 /* Every unit test once; returns the number that failed. */
-static int run_unit_tests(const tc_args *a, int *passed, int *failed)
+static int run_unit_tests(const tc_args *a, int *passed, int *failed, int *skipped)
 {
     const int failed0 = *failed;
     tc_rng rng;
     tc_rng_seed(&rng, a->seed);
     for (int bf16 = 0; bf16 < N_TYPES; bf16++)
         if (wanted(a, bf16)) test_mma(bf16, &rng, passed, failed);
+    if (!a->variant || strcmp(a->variant, "all") == 0) /* FP64: no --variant of its own */
+        for (int m16 = 0; m16 < 2; m16++) test_dmma(m16, &rng, passed, failed, skipped);
     test_ldmatrix(0, passed, failed);
     test_ldmatrix(1, passed, failed);
     test_cp_async(&rng, passed, failed);
@@ -426,8 +467,8 @@ static int run_unit_tests(const tc_args *a, int *passed, int *failed)
 /* --test: the unit tests, then the benchmark kernel itself on a short run, checked exactly */
 static int mode_test(const tc_args *a, const tc_device_info *dev)
 {
-    int passed = 0, failed = 0;
-    run_unit_tests(a, &passed, &failed);
+    int passed = 0, failed = 0, skipped = 0;
+    run_unit_tests(a, &passed, &failed, &skipped);
     tc_rng rng;
     tc_rng_seed(&rng, a->seed + 7);
     for (int bf16 = 0; bf16 < N_TYPES; bf16++)
@@ -441,7 +482,7 @@ static int mode_test(const tc_args *a, const tc_device_info *dev)
             tc_test_report(r.exact, name, detail, &passed, &failed);
         }
     (void)dev;
-    return tc_test_finish(PROGRAM, passed, failed, 0);
+    return tc_test_finish(PROGRAM, passed, failed, skipped);
 }
 
 /* default (csv == NULL) and --bench: the sweep for each type, cuBLAS beside it */
@@ -512,9 +553,9 @@ static void print_list(void)
 /* default mode: the unit tests first (the benchmark follows) */
 static int default_tests(const tc_args *a, const tc_device_info *dev)
 {
-    int passed = 0, failed = 0;
+    int passed = 0, failed = 0, skipped = 0;
     printf("Unit tests of the wrappers (one warp each, exact against the CPU):\n");
-    run_unit_tests(a, &passed, &failed);
+    run_unit_tests(a, &passed, &failed, &skipped);
     (void)dev;
     return failed;
 }

@@ -9,6 +9,7 @@
  *   f16, bf16 and f32), before any GEMM uses it:
  *     probe_mma        registers packed by hand from the documented map -> mma -> D unpacked by
  *                      the map; a wrong map for A, B or C gives a wrong D
+ *     probe_dmma       the same for the FP64 wrappers (m8n8k4, and m16n8k16 on sm_90)
  *     probe_ldmatrix   raw registers out, compared on the host with the map of ldmatrix (.trans)
  *                      for rows scattered over shared memory (any row address per lane)
  *     probe_cp_async   zero fill (src_bytes 0..16) and commit/wait groups
@@ -68,6 +69,44 @@ extern "C" void probe_mma_launch(int bf16, const uint16_t *a, const uint16_t *b,
         probe_mma<__nv_bfloat16><<<1, 32, 0, stream>>>(a, b, c, d);
     else
         probe_mma<__half><<<1, 32, 0, stream>>>(a, b, c, d);
+}
+
+/* ---- mma_m8n8k4_f64 / mma_m16n8k16_f64: fragments by the documented map ---------------------- */
+template <int MM>
+__global__ void __launch_bounds__(32)
+    probe_dmma(const double *a, const double *b, const double *c, double *d)
+{
+    const int lane = threadIdx.x, g = lane / 4, t = lane % 4;
+    if constexpr (MM == 8) { /* A 8x4, B 4x8 (k x n), C and D 8x8, all row-major */
+        double acc[2] = {c[g * 8 + 2 * t], c[g * 8 + 2 * t + 1]};
+        mma_m8n8k4_f64(acc, a[g * 4 + t], b[t * 8 + g]);
+        d[g * 8 + 2 * t] = acc[0];
+        d[g * 8 + 2 * t + 1] = acc[1];
+    } else { /* A 16x16, B 16x8 (k x n), C and D 16x8, all row-major */
+        double ra[8], rb[4], acc[4];
+        for (int v = 0; v < 8; v++) ra[v] = a[(g + 8 * (v % 2)) * 16 + t + 4 * (v / 2)];
+        for (int v = 0; v < 4; v++) rb[v] = b[(t + 4 * v) * 8 + g];
+        for (int v = 0; v < 4; v++) acc[v] = c[(g + 8 * (v / 2)) * 8 + 2 * t + v % 2];
+        mma_m16n8k16_f64(acc, ra, rb);
+        for (int v = 0; v < 4; v++) d[(g + 8 * (v / 2)) * 8 + 2 * t + v % 2] = acc[v];
+    }
+}
+
+extern "C" int probe_dmma_launch(int m16, const double *a, const double *b, const double *c,
+                                 double *d, cudaStream_t stream)
+{
+    if (!m16) {
+        probe_dmma<8><<<1, 32, 0, stream>>>(a, b, c, d);
+        return 1;
+    }
+    cudaFuncAttributes fa; /* m16n8k16 f64 exists only in sm_90 code (a trap elsewhere) */
+    if (cudaFuncGetAttributes(&fa, (const void *)probe_dmma<16>) != cudaSuccess ||
+        fa.binaryVersion < 90) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    probe_dmma<16><<<1, 32, 0, stream>>>(a, b, c, d);
+    return 1;
 }
 
 /* ---- ldmatrix_x4 / ldmatrix_x4_trans: raw registers ------------------------------------------ */

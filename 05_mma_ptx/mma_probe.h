@@ -18,6 +18,12 @@ extern "C" {
 void probe_mma_launch(int bf16, const uint16_t *a, const uint16_t *b, const float *c, float *d,
                       cudaStream_t stream);
 
+/* D = A B + C with one mma_m8n8k4_f64 (m16 = 0: A 8x4, B 4x8, C and D 8x8) or mma_m16n8k16_f64
+ * (m16 = 1: A 16x16, B 16x8, C and D 16x8), all row-major f64, fragments loaded by the documented
+ * map. Returns 0 without launching when the GPU does not run sm_90 code for m16n8k16. */
+int probe_dmma_launch(int m16, const double *a, const double *b, const double *c, double *d,
+                      cudaStream_t stream);
+
 /* ldmatrix_x4 (trans = 0) or ldmatrix_x4_trans (1): row i (8 values) of src goes to the 16-byte
  * shared-memory slot row_slot[i] (0..PROBE_LDM_SLOTS-1, all different), lane l gives the address
  * of slot row_slot[l], and out[4 l + j] = register j of lane l. */

@@ -38,6 +38,7 @@
 #include "dmma.h"
 
 #include "gemm_tiles.cuh"
+#include "mma_sync.cuh"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -64,10 +65,7 @@ template <> struct dmma_op<8> { /* mma.sync m8n8k4 f64, sm_80 */
     }
     static __device__ void mma(double (&d)[C], const double (&a)[A], const double (&b)[B])
     {
-        asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, "
-                     "{%0, %1};\n"
-                     : "+d"(d[0]), "+d"(d[1])
-                     : "d"(a[0]), "d"(b[0]));
+        mma_m8n8k4_f64(d, a[0], b[0]);
     }
     static __device__ int c_row(int v, int g) { return g; }
     static __device__ int c_col(int v, int t) { return 2 * t + v; }
@@ -87,16 +85,7 @@ template <> struct dmma_op<16> { /* mma.sync m16n8k16 f64, sm_90 */
     }
     static __device__ void mma(double (&d)[C], const double (&a)[A], const double (&b)[B])
     {
-#if __CUDA_ARCH__ >= 900
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
-                     "{%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, "
-                     "{%0, %1, %2, %3};\n"
-                     : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-                     : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]),
-                       "d"(a[7]), "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
-#else
-        __trap(); /* not reached: the variant table asks for sm_90 */
-#endif
+        mma_m16n8k16_f64(d, a, b); /* traps below sm_90: dmma16_prepare checks the code */
     }
     static __device__ int c_row(int v, int g) { return g + 8 * (v / 2); }
     static __device__ int c_col(int v, int t) { return 2 * t + v % 2; }

@@ -8,6 +8,8 @@
  *   mma_m16n8k16_bf16f32  mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32  D = A B + D
  *   mma_m16n8k16_f16f16   mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16    D = A B + D, f16 D
  *   mma_m16n8k8_tf32f32   mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32   D = A B + D, tf32 in
+ *   mma_m8n8k4_f64        mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64      D = A B + D, FP64
+ *   mma_m16n8k16_f64      mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64    the same, sm_90
  *   ldmatrix_x4           ldmatrix.sync.aligned.m8n8.x4.shared.b16             4 8x8 tiles
  *   ldmatrix_x4_trans     ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16       the same, transposed
  *   smem_u32              the shared-memory address ldmatrix and cp.async take
@@ -18,8 +20,8 @@
  * Every layout below is the PTX ISA's ("Matrix Fragments for mma.m16n8k16 with floating point
  * type", "Matrix Fragments for mma.m16n8k8", "Warp-level matrix load instruction: ldmatrix"),
  * checked on the GPU by the one-warp unit tests of 05_mma_probe --test (chapter 05) before any
- * GEMM uses it; m16n8k8 tf32 by chapter 08's sanity probe (rows 0..7 of A) and 04_wmma_tf32
- * --test (the whole GEMM of v6_mma_tf32).
+ * GEMM uses it (the FP64 ones too: chapter 09 builds on them); m16n8k8 tf32 by chapter 08's
+ * sanity probe (rows 0..7 of A) and 04_wmma_tf32 --test (the whole GEMM of v6_mma_tf32).
  *
  * Notation. lane = 0..31; g = lane / 4 ("groupID", 0..7); t = lane % 4 ("threadID_in_group",
  * 0..3). A 32-bit register holding two 16-bit values keeps the lower-indexed element in its low
@@ -135,6 +137,41 @@ static __device__ __forceinline__ void mma_m16n8k8_tf32f32(float (&d)[4], const 
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 // clang-format on
+
+/* ---- FP64: the FP64 tensor cores (DMMA) ------------------------------------------------------
+ * One double per register, so no packing; the maps are those of the PTX ISA ("Matrix Fragments
+ * for mma.m8n8k4 with .f64 floating point type", "... mma.m16n8k16 with .f64"). Each product and
+ * sum is rounded like an FP64 FMA. With lane = 4g + t:
+ *
+ *   m8n8k4  (sm_80, DMMA.8x8x4):   a = A(g, t)                        b = B(t, g)
+ *                                  d[v] = D(g, 2t + v)                           v = 0, 1
+ *   m16n8k16 (sm_90, DMMA.16x8x16): a[v] = A(g + 8 (v % 2), t + 4 (v / 2))         v = 0..7
+ *                                  b[v] = B(t + 4 v, g)                          v = 0..3
+ *                                  d[v] = D(g + 8 (v / 2), 2t + v % 2)           v = 0..3
+ *
+ * m16n8k16 does eight times the work of m8n8k4 per instruction; on Hopper only the sm_90 shapes
+ * reach the FP64 tensor cores' full rate (chapter 09). Compiled for an older target, it traps:
+ * check that the GPU runs sm_90 code before a kernel that uses it (cudaFuncGetAttributes). */
+static __device__ __forceinline__ void mma_m8n8k4_f64(double (&d)[2], double a, double b)
+{
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+                 : "+d"(d[0]), "+d"(d[1])
+                 : "d"(a), "d"(b));
+}
+
+static __device__ __forceinline__ void mma_m16n8k16_f64(double (&d)[4], const double (&a)[8],
+                                                        const double (&b)[4])
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};\n"
+                 : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]),
+                   "d"(a[7]), "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+#else
+    __trap(); /* no such instruction before sm_90 */
+#endif
+}
 
 /* ---- ldmatrix: smem_u32, ldmatrix_x4, ldmatrix_x4_trans ------------------------------------
  * In common/ldmatrix.cuh (self-contained; chapter 07 builds its int8 fragments with it), with the
