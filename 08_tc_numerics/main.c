@@ -263,6 +263,8 @@ static void show_variations(const tc_model_params *fit, uint64_t seed)
         what[n++] = fit->chain == TC_CHAIN_FUSED ? "c added after the block" : "c inside the block";
     }
     if (fit->interleave) alt[n] = *fit, alt[n].interleave = 0, what[n++] = "contiguous blocks";
+    if (fit->result_bits) /* at most 10 alternatives with this one */
+        alt[n] = *fit, alt[n].result_bits = 0, what[n++] = "block results not cut";
     tc_model_params_fma_chain(&alt[n], fit->in, fit->out, fit->k), what[n++] = "f32 FMA chain";
     tc_model_params_exact(&alt[n], fit->in, fit->out, fit->k), what[n++] = "exact, rounded once";
     int kept = 0; /* a change that leaves the family (interleave with one block, ...) is dropped */
