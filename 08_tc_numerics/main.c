@@ -71,6 +71,23 @@ static const variant variants[] = {
      .description = "mma.sync m16n8k32, e4m3 inputs, f16 accumulator"},
     {.name = "e5m2f16", .kind = NK_E5M2F16, .in = TC_FMT_E5M2,  .out = TC_FMT_F16, .min_cc = 89,
      .description = "mma.sync m16n8k32, e5m2 inputs, f16 accumulator"},
+    /* the same through wgmma (sm_90a): the instruction cuBLAS drives on Hopper */
+    {.name = "wg_f16f32",  .kind = NK_WG_F16F32,  .in = TC_FMT_F16,  .out = TC_FMT_F32, .min_cc = 90,
+     .description = "wgmma m64n8k16, f16 inputs, f32 accumulator", .tolerance_row = "f16f32"},
+    {.name = "wg_f16f16",  .kind = NK_WG_F16F16,  .in = TC_FMT_F16,  .out = TC_FMT_F16, .min_cc = 90,
+     .description = "wgmma m64n8k16, f16 inputs, f16 accumulator", .tolerance_row = "f16f16"},
+    {.name = "wg_bf16f32", .kind = NK_WG_BF16F32, .in = TC_FMT_BF16, .out = TC_FMT_F32, .min_cc = 90,
+     .description = "wgmma m64n8k16, bf16 inputs, f32 accumulator", .tolerance_row = "bf16f32"},
+    {.name = "wg_tf32f32", .kind = NK_WG_TF32F32, .in = TC_FMT_TF32, .out = TC_FMT_F32, .min_cc = 90,
+     .description = "wgmma m64n8k8, tf32 inputs, f32 accumulator", .tolerance_row = "tf32_rz"},
+    {.name = "wg_e4m3f32", .kind = NK_WG_E4M3F32, .in = TC_FMT_E4M3, .out = TC_FMT_F32, .min_cc = 90,
+     .description = "wgmma m64n8k32, e4m3 inputs, f32 accumulator", .tolerance_row = "e4m3f32"},
+    {.name = "wg_e5m2f32", .kind = NK_WG_E5M2F32, .in = TC_FMT_E5M2, .out = TC_FMT_F32, .min_cc = 90,
+     .description = "wgmma m64n8k32, e5m2 inputs, f32 accumulator", .tolerance_row = "e5m2f32"},
+    {.name = "wg_e4m3f16", .kind = NK_WG_E4M3F16, .in = TC_FMT_E4M3, .out = TC_FMT_F16, .min_cc = 90,
+     .description = "wgmma m64n8k32, e4m3 inputs, f16 accumulator"},
+    {.name = "wg_e5m2f16", .kind = NK_WG_E5M2F16, .in = TC_FMT_E5M2, .out = TC_FMT_F16, .min_cc = 90,
+     .description = "wgmma m64n8k32, e5m2 inputs, f16 accumulator"},
 };
 // clang-format on
 enum { N_VARIANTS = sizeof variants / sizeof variants[0] };
@@ -246,6 +263,8 @@ static void show_variations(const tc_model_params *fit, uint64_t seed)
         what[n++] = fit->chain == TC_CHAIN_FUSED ? "c added after the block" : "c inside the block";
     }
     if (fit->interleave) alt[n] = *fit, alt[n].interleave = 0, what[n++] = "contiguous blocks";
+    if (fit->result_bits) /* at most 10 alternatives with this one */
+        alt[n] = *fit, alt[n].result_bits = 0, what[n++] = "block results not cut";
     tc_model_params_fma_chain(&alt[n], fit->in, fit->out, fit->k), what[n++] = "f32 FMA chain";
     tc_model_params_exact(&alt[n], fit->in, fit->out, fit->k), what[n++] = "exact, rounded once";
     int kept = 0; /* a change that leaves the family (interleave with one block, ...) is dropped */
@@ -320,7 +339,8 @@ static void show_tolerance(tc_box *box, const variant *v, uint64_t seed)
  * tensor-core instruction, but an emulation with the f16 datapath. Said next to those rows. */
 static void print_hopper_fp8_note(const variant *v, const tc_device_info *dev, const char *indent)
 {
-    if (dev->cc != 90 || (v->in != TC_FMT_E4M3 && v->in != TC_FMT_E5M2)) return;
+    if (dev->cc != 90 || (v->in != TC_FMT_E4M3 && v->in != TC_FMT_E5M2) || v->kind >= NK_WG_F16F32)
+        return; /* the wg_ rows run Hopper's FP8 tensor cores */
     const int f32 = v->out == TC_FMT_F32;
     printf("%snote: on sm_90 the compiler emulates FP8 mma.sync: no FP8 tensor core runs here. In "
            "the SASS\n"
@@ -467,10 +487,10 @@ static long n_search = SEARCH_DEFAULT; /* --search (--test runs its own, SEARCH_
 
 static void print_list(void)
 {
-    printf("%s - what a tensor core computes, bit for bit\n\n%-9s %-7s %s\n", PROGRAM, "variant",
+    printf("%s - what a tensor core computes, bit for bit\n\n%-10s %-7s %s\n", PROGRAM, "variant",
            "min SM", "instruction");
     for (int v = 0; v < N_VARIANTS; v++)
-        printf("%-9s sm_%-4d %s\n", variants[v].name, variants[v].min_cc, variants[v].description);
+        printf("%-10s sm_%-4d %s\n", variants[v].name, variants[v].min_cc, variants[v].description);
     printf("\nThe probes and the model: tc_probe.h, tc_model.h; the lesson: "
            "08_tc_numerics/README.md\n");
 }

@@ -420,12 +420,32 @@ static tc_class block_sum(const addend_t *t, int n, int frac_bits, tc_round alig
     return TC_FINITE;
 }
 
-/* rounds a finished block to format f; f16 with via_f32: to f32 first (chain_round) */
-static uint32_t finish(const tc_model_params *p, tc_class cls, const acc_t *acc, int zero_neg,
-                       int inf_neg, tc_fmt f, tc_round mode, int via_f32)
+/* the magnitude of acc truncated to its `bits` leading bits (bits > 0): bits below the
+ * bits-th one from the sum's own leading bit are cleared (a cut toward zero) */
+static void acc_cut_rz(acc_t *acc, int bits)
+{
+    const int neg = acc_is_neg(acc);
+    if (neg) acc_negate(acc);
+    const int low = acc_top_bit(acc) - bits + 1; /* the lowest bit kept */
+    for (int l = 0; l < ACC_LIMBS && l * 64 < low; l++)
+        acc->w[l] &= low >= (l + 1) * 64 ? 0u : ~((1ull << (low - l * 64)) - 1u);
+    if (neg) acc_negate(acc);
+}
+
+/* rounds a finished block to format f; f16 with via_f32: to f32 first (chain_round). cut > 0:
+ * the sum keeps its cut leading bits (toward zero) before it is rounded (result_bits) */
+static uint32_t finish(const tc_model_params *p, tc_class cls, const acc_t *acc_in, int zero_neg,
+                       int inf_neg, tc_fmt f, tc_round mode, int via_f32, int cut)
 {
     if (cls == TC_NAN) return tc_fmt_nan_bits(f);
     if (cls == TC_INF) return fmt_inf_bits(f, inf_neg);
+    acc_t cut_acc;
+    const acc_t *acc = acc_in;
+    if (cut > 0) {
+        cut_acc = *acc_in;
+        acc_cut_rz(&cut_acc, cut);
+        acc = &cut_acc;
+    }
     const int flush = p->sub_out == TC_SUB_FLUSH, tiny_pos = p->tiny_zero == TC_TINY_POS;
     if (!via_f32 || f != TC_FMT_F16)
         return acc_round_fmt(acc, f, mode, flush, p->ovf_inf, zero_neg, tiny_pos);
@@ -469,15 +489,16 @@ static uint32_t model_instr(const tc_model_params *p, const uint32_t *a, const u
                                  p->chain == TC_CHAIN_FUSED ? mode : p->chain_round, &acc,
                                  &zero_neg, &inf_neg);
         if (p->chain == TC_CHAIN_FUSED) {
-            acc_bits = finish(p, cls, &acc, zero_neg, inf_neg, f, mode, last && p->out_via_f32);
+            acc_bits = finish(p, cls, &acc, zero_neg, inf_neg, f, mode, last && p->out_via_f32,
+                              p->result_bits);
         } else {
             /* the block alone, rounded to the chain format, then one rounded addition */
-            const uint32_t s =
-                finish(p, cls, &acc, zero_neg, inf_neg, p->chain_fmt, p->chain_round, 0);
+            const uint32_t s = finish(p, cls, &acc, zero_neg, inf_neg, p->chain_fmt, p->chain_round,
+                                      0, p->result_bits);
             addend_t two[2] = {value_addend(p, acc_fmt, acc_bits, acc_sub),
                                value_addend(p, p->chain_fmt, s, TC_SUB_KEEP)};
             cls = block_sum(two, 2, -1, TC_RZ, mode, &acc, &zero_neg, &inf_neg);
-            acc_bits = finish(p, cls, &acc, zero_neg, inf_neg, f, mode, last && p->out_via_f32);
+            acc_bits = finish(p, cls, &acc, zero_neg, inf_neg, f, mode, last && p->out_via_f32, 0);
         }
         acc_fmt = f;
         acc_sub = TC_SUB_KEEP;
@@ -488,7 +509,7 @@ static uint32_t model_instr(const tc_model_params *p, const uint32_t *a, const u
         acc_t acc;
         int zero_neg = 0, inf_neg = 0;
         const tc_class cls = block_sum(two, 2, -1, TC_RZ, p->c_round, &acc, &zero_neg, &inf_neg);
-        acc_bits = finish(p, cls, &acc, zero_neg, inf_neg, p->out, p->c_round, 0);
+        acc_bits = finish(p, cls, &acc, zero_neg, inf_neg, p->out, p->c_round, 0, 0);
     }
     return acc_bits;
 }
@@ -555,6 +576,7 @@ void tc_model_params_default(tc_model_params *p, tc_fmt in, tc_fmt out, int k)
     p->sub_in = p->sub_c = p->sub_out = TC_SUB_KEEP;
     p->ovf_inf = 0;
     p->tiny_zero = TC_TINY_SIGNED;
+    p->result_bits = 0;
 }
 
 void tc_model_params_fma_chain(tc_model_params *p, tc_fmt in, tc_fmt out, int k)
@@ -595,6 +617,8 @@ const char *tc_model_params_check(const tc_model_params *p)
         return "unknown rounding mode";
     if (p->tiny_zero != TC_TINY_SIGNED && p->tiny_zero != TC_TINY_POS)
         return "tiny_zero must be TC_TINY_SIGNED or TC_TINY_POS";
+    if (p->result_bits != 0 && (p->result_bits < 2 || p->result_bits >= fmt_table[p->out].p))
+        return "result_bits must be 0, or 2 .. the output format's precision - 1";
     return 0;
 }
 
@@ -607,26 +631,29 @@ int tc_model_params_equal(const tc_model_params *x, const tc_model_params *y)
            x->out_round == y->out_round && x->out_via_f32 == y->out_via_f32 &&
            x->sub_in == y->sub_in && x->sub_c == y->sub_c && x->sub_out == y->sub_out &&
            x->ovf_inf == y->ovf_inf && x->interleave == y->interleave && x->c_after == y->c_after &&
-           (!x->c_after || x->c_round == y->c_round) && x->tiny_zero == y->tiny_zero;
+           (!x->c_after || x->c_round == y->c_round) && x->tiny_zero == y->tiny_zero &&
+           x->result_bits == y->result_bits;
 }
 
 void tc_model_params_format(const tc_model_params *p, char *buf, int size)
 {
-    char fbits[16], inter[24] = "", cafter[24] = "";
+    char fbits[16], inter[24] = "", cafter[24] = "", rbits[24] = "";
     if (p->frac_bits >= TC_FRAC_EXACT)
         snprintf(fbits, sizeof fbits, "exact");
     else
         snprintf(fbits, sizeof fbits, "%d", p->frac_bits);
     if (p->interleave > 0) snprintf(inter, sizeof inter, " interleave %d", p->interleave);
     if (p->c_after) snprintf(cafter, sizeof cafter, " c=after(%s)", tc_round_name(p->c_round));
+    if (p->result_bits) snprintf(rbits, sizeof rbits, " sum=%db", p->result_bits);
     snprintf(buf, (size_t)size,
-             "%s->%s k%d block %d%s F %s ref=%s align=%s chain=%s(%s,%s) out=%s%s%s "
+             "%s->%s k%d block %d%s F %s ref=%s align=%s chain=%s(%s,%s) out=%s%s%s%s "
              "sub(in,c,out)=%s,%s,%s ovf=%s%s",
              fmt_table[p->in].name, fmt_table[p->out].name, p->k, p->block, inter, fbits,
              p->align_ref == TC_REF_EXP_SUM ? "exp-sum" : "value", tc_round_name(p->align_round),
              p->chain == TC_CHAIN_FUSED ? "fused" : "add", fmt_table[p->chain_fmt].name,
              tc_round_name(p->chain_round), tc_round_name(p->out_round),
-             p->out_via_f32 ? " via-f32" : "", cafter, p->sub_in == TC_SUB_KEEP ? "keep" : "flush",
+             p->out_via_f32 ? " via-f32" : "", rbits, cafter,
+             p->sub_in == TC_SUB_KEEP ? "keep" : "flush",
              p->sub_c == TC_SUB_KEEP ? "keep" : "flush",
              p->sub_out == TC_SUB_KEEP ? "keep" : "flush", p->ovf_inf ? "inf" : "ieee",
              p->tiny_zero == TC_TINY_POS ? " tiny=+0" : "");
@@ -642,18 +669,19 @@ static const char *fmt_enum(tc_fmt f)
 void tc_model_params_print_c(const tc_model_params *p, const char *name, FILE *f)
 {
     static const char *const rn[TC_ROUND_COUNT] = {"TC_RZ", "TC_RNE", "TC_RNA", "TC_RD", "TC_RU"};
-    char fbits[24];
+    char fbits[24], rbits[40] = "";
     if (p->frac_bits >= TC_FRAC_EXACT)
         snprintf(fbits, sizeof fbits, "TC_FRAC_EXACT");
     else
         snprintf(fbits, sizeof fbits, "%d", p->frac_bits);
+    if (p->result_bits) snprintf(rbits, sizeof rbits, ",\n    .result_bits = %d", p->result_bits);
     fprintf(f,
             "static const tc_model_params %s = {\n"
             "    .in = %s, .out = %s, .k = %d, .block = %d, .interleave = %d, .frac_bits = %s,\n"
             "    .align_ref = %s, .align_round = %s,\n"
             "    .chain = %s, .chain_fmt = %s, .chain_round = %s,\n"
             "    .out_round = %s, .out_via_f32 = %d, .c_after = %d, .c_round = %s,\n"
-            "    .sub_in = %s, .sub_c = %s, .sub_out = %s, .ovf_inf = %d%s};\n",
+            "    .sub_in = %s, .sub_c = %s, .sub_out = %s, .ovf_inf = %d%s%s};\n",
             name, fmt_enum(p->in), fmt_enum(p->out), p->k, p->block, p->interleave, fbits,
             p->align_ref == TC_REF_EXP_SUM ? "TC_REF_EXP_SUM" : "TC_REF_VALUE", rn[p->align_round],
             p->chain == TC_CHAIN_FUSED ? "TC_CHAIN_FUSED" : "TC_CHAIN_ADD", fmt_enum(p->chain_fmt),
@@ -661,7 +689,7 @@ void tc_model_params_print_c(const tc_model_params *p, const char *name, FILE *f
             p->sub_in == TC_SUB_KEEP ? "TC_SUB_KEEP" : "TC_SUB_FLUSH",
             p->sub_c == TC_SUB_KEEP ? "TC_SUB_KEEP" : "TC_SUB_FLUSH",
             p->sub_out == TC_SUB_KEEP ? "TC_SUB_KEEP" : "TC_SUB_FLUSH", p->ovf_inf,
-            p->tiny_zero == TC_TINY_POS ? ",\n    .tiny_zero = TC_TINY_POS" : "");
+            p->tiny_zero == TC_TINY_POS ? ",\n    .tiny_zero = TC_TINY_POS" : "", rbits);
 }
 
 /* ---- random inputs ------------------------------------------------------------------------- */

@@ -27,7 +27,11 @@
  *      TC_CHAIN_ADD sums each block alone, rounds it, and adds it to the accumulator with one
  *      rounded addition.
  *   4. The last block rounds to the output format (f32 or f16) with `out_round`; earlier blocks
- *      round to `chain_fmt` with `chain_round`.
+ *      round to `chain_fmt` with `chain_round`. With `result_bits` = P > 0, a block's sum is first
+ *      cut toward zero to its P leading bits (counted from the sum's own leading bit, whatever
+ *      the format; always RZ), then rounded as above (exact, unless the result is subnormal).
+ *      This is a block's result only: not the add chain's addition, not c after the blocks.
+ *      (Hopper's wgmma with FP8 inputs and an f32 accumulator: F = 13 and P = 14.)
  *   5. With `c_after`, c is no addend of any block: the blocks chain as in 3 from a zero
  *      accumulator, and c is added to the last block's result at the end, with one addition
  *      rounded to the output format by `c_round`. (What ptxas makes of FP8 mma.sync on sm_90:
@@ -166,6 +170,8 @@ typedef struct {
     tc_sub sub_out;       /* a subnormal result (after rounding) becomes a zero */
     int ovf_inf; /* 1: an overflow always gives inf; 0: IEEE (RZ gives the largest finite) */
     tc_tiny_zero tiny_zero; /* a non-zero sum rounded to zero: its sign (IEEE), or +0 */
+    int result_bits; /* 0: none; P in 2 .. out's p - 1: a block's sum keeps its P leading bits,
+                        truncated toward zero, before it is rounded to its format (step 4) */
 } tc_model_params;
 
 /* The naive models the chapter compares against (both keep subnormals; IEEE overflow):
@@ -183,11 +189,11 @@ int tc_model_block_of(const tc_model_params *p, int i);
 const char *tc_model_params_check(const tc_model_params *p);
 int tc_model_params_equal(const tc_model_params *x, const tc_model_params *y);
 /* One line: "f16->f32 k16 block 8 F 26 ref=exp-sum align=RZ chain=fused(f32,RZ) out=RZ ...";
- * "interleave g" after the block, "c=after(RNE)" after out= and "tiny=+0" at the end only when
- * they are set. */
+ * "interleave g" after the block, "sum=14b" (result_bits) and "c=after(RNE)" after out= and
+ * "tiny=+0" at the end only when they are set. */
 void tc_model_params_format(const tc_model_params *p, char *buf, int size);
-/* The C initialiser of p, to paste into a test or a program (.tiny_zero only when it is not the
- * default, so that the lines printed before the field existed stay the same) */
+/* The C initialiser of p, to paste into a test or a program (.tiny_zero and .result_bits only
+ * when they are not the default, so that the lines printed before they existed stay the same) */
 void tc_model_params_print_c(const tc_model_params *p, const char *name, FILE *f);
 
 /* ---- the model ---------------------------------------------------------------------------- */

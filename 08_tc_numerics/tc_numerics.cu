@@ -35,7 +35,8 @@
  * main.c.
  *
  * Scope: this file probes mma.sync. Hopper's wgmma (sm_90a), whose k = 16 (f16/bf16), 8 (tf32)
- * and 32 (FP8) per instruction may add blocks differently from mma.sync, is not covered here. */
+ * and 32 (FP8) per instruction may add blocks differently from mma.sync, is tc_numerics_wgmma.cu's
+ * (the NK_WG_ kinds, dispatched from here). */
 #include "tc_numerics.h"
 
 #include "mma_sync.cuh"
@@ -45,9 +46,14 @@
 
 enum { DOTS_PER_WARP = 8, WARPS_PER_BLOCK = 4 };
 
+/* the mma.sync kind a wgmma kind mirrors (the same inputs and accumulator) */
+static __host__ __device__ constexpr int base_kind(int kind)
+{
+    return kind >= NK_WG_F16F32 ? kind - NK_WG_F16F32 : kind;
+}
 static __host__ __device__ constexpr int kind_k(int kind)
 {
-    return kind == NK_TF32F32 ? 8 : (kind >= NK_E4M3F32 ? 32 : 16);
+    return base_kind(kind) == NK_TF32F32 ? 8 : (base_kind(kind) >= NK_E4M3F32 ? 32 : 16);
 }
 static __host__ __device__ constexpr bool kind_f16_out(int kind)
 {
@@ -118,7 +124,7 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK)
 }
 
 typedef void (*dots_fn)(long, const uint32_t *, const uint32_t *, const uint32_t *, uint32_t *);
-static const dots_fn kernels[NK_COUNT] = {
+static const dots_fn kernels[NK_MMA_COUNT] = {
     dots_kernel<NK_F16F32>,  dots_kernel<NK_F16F16>,  dots_kernel<NK_BF16F32>,
     dots_kernel<NK_TF32F32>, dots_kernel<NK_E4M3F32>, dots_kernel<NK_E5M2F32>,
     dots_kernel<NK_E4M3F16>, dots_kernel<NK_E5M2F16>,
@@ -128,6 +134,7 @@ extern "C" int numerics_kind_k(int kind) { return kind_k(kind); }
 
 extern "C" int numerics_kind_runnable(int kind, char *why, size_t why_size)
 {
+    if (kind >= NK_WG_F16F32) return numerics_wgmma_runnable(kind, why, why_size);
     cudaFuncAttributes attr;
     const cudaError_t err = cudaFuncGetAttributes(&attr, kernels[kind]);
     if (err != cudaSuccess) {
@@ -159,6 +166,10 @@ extern "C" int numerics_kind_runnable(int kind, char *why, size_t why_size)
 extern "C" void numerics_dots_launch(int kind, long n, const uint32_t *a, const uint32_t *b,
                                      const uint32_t *c, uint32_t *d, cudaStream_t stream)
 {
+    if (kind >= NK_WG_F16F32) {
+        numerics_wgmma_dots_launch(kind, n, a, b, c, d, stream);
+        return;
+    }
     const long warps = (n + DOTS_PER_WARP - 1) / DOTS_PER_WARP;
     const long blocks = (warps + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK;
     if (blocks > 0)

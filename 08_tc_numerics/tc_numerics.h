@@ -25,8 +25,19 @@ enum {
     NK_E5M2F32,
     NK_E4M3F16,
     NK_E5M2F16,
+    /* the same eight through Hopper's wgmma (sm_90a), m64n8 with k = 16, 8 or 32
+     * (tc_numerics_wgmma.cu): NK_WG_F16F32 + (kind - NK_F16F32) */
+    NK_WG_F16F32,
+    NK_WG_F16F16,
+    NK_WG_BF16F32,
+    NK_WG_TF32F32,
+    NK_WG_E4M3F32,
+    NK_WG_E5M2F32,
+    NK_WG_E4M3F16,
+    NK_WG_E5M2F16,
     NK_COUNT
 };
+enum { NK_MMA_COUNT = NK_WG_F16F32 }; /* the mma.sync kinds: 0 .. NK_MMA_COUNT - 1 */
 
 /* The instruction's K: 16, 8 or 32 */
 int numerics_kind_k(int kind);
@@ -41,6 +52,12 @@ int numerics_kind_runnable(int kind, char *why, size_t why_size);
  * (the high 16 bits of d are written as zero). */
 void numerics_dots_launch(int kind, long n, const uint32_t *a, const uint32_t *b, const uint32_t *c,
                           uint32_t *d, cudaStream_t stream);
+
+/* The wgmma kinds (tc_numerics_wgmma.cu), called by the two above: the same contract, with
+ * eight dot products per wgmma m64n8 (rows 0..7 of A, rows 0..7 of the K-major B). */
+int numerics_wgmma_runnable(int kind, char *why, size_t why_size);
+void numerics_wgmma_dots_launch(int kind, long n, const uint32_t *a, const uint32_t *b,
+                                const uint32_t *c, uint32_t *d, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -30,6 +30,9 @@
  *   per addend  two x = q/2: cut one by one they vanish (or give 2q), as a sum they give q
  *   one alignment (x, big, -big) in other orders inside block 0: always cut
  *   products    (1 + u)^2 - (1 + 2u) = u^2 with u = 2^(1-p): survives only if products are exact
+ *   result bits 2^j products of 2^E' plus m 2^(E'-s) (m = 1, 3; s <= F) in the last block: sums of
+ *               W = j + s + 1 bits that carry past the largest exponent; the number of bits a
+ *               block's result keeps (truncated) that predicts them all, or 0
  *   out round   c = 2^E (1 + k 2^(1-P)) plus 2^E in the last block: 2^(E+1) + k/2 ulp, k = +-1, +-3
  *   chain round the same in block 0 (f32 output). With c after the blocks the same vectors show
  *               c's rounding, and 2^E + 2^E + k 2^(E+1-P) as three products of the last block
@@ -951,6 +954,139 @@ static int eliminate(probe_ctx *x, tc_model_params *cand, int n, int *alive)
     return count;
 }
 
+/* ---- 9a. bits kept in a block's result (before the roundings) ----------------------------
+ * Sums in the last block (c = +0) that carry past the block's largest exponent, so that they
+ * have more significant bits than F + 1, but no more than the output format holds (no rounding
+ * to the format acts on them, so the roundings need not be known yet). Two batches:
+ *   sparse  2^j products of 2^E' (j = 0, 1, ...) and m 2^(E'-s) (m = 1 or 3, s <= F: nothing is
+ *           cut in the alignment), both signs: W = j + s + 1 significant bits (leading bit E' + j,
+ *           lowest E' - s), every W from 2 up. m = 3 (two low bits) tells a truncation from a
+ *           rounding to nearest or up, which no member of the family does.
+ *   dense   n products of the largest significands, (2 - u)^2 2^E' (close to 4 times the
+ *           alignment exponent), n up to the block's size, and 2^(E'-s) or nothing: the widest sums
+ *           a block can make. Kept only where the model without a cut rounds neither up nor down
+ *           (RD and RU agree): the sum fits the output format; W is the bits of that result.
+ * The fitted model with every result_bits (0, 2 .. p - 1) predicts each answer; the survivors
+ * decide: one P, or 0 together with every P at or above the widest sum made (result_limit: a cut
+ * no sum of the format's products shows). The probes before this one read sums of one term's
+ * bits (a product, c, a subnormal): a cut below that would show there first, as a problem. */
+static int sig_bits(tc_fmt f, uint32_t bits) /* significant bits of a finite non-zero value */
+{
+    const tc_unpacked u = tc_fmt_decode(f, bits);
+    if (u.cls != TC_FINITE) return 0;
+    uint64_t m = u.m;
+    while (!(m & 1u)) m >>= 1;
+    return bitlen(m);
+}
+
+/* the product (2^p - 1)^2 2^(E - 2(p-1)) (one less when the format cannot encode it) at pos */
+static int set_wide_prod(probe_ctx *x, int i, int pos, int neg, int E)
+{
+    const int p = x->fi->p, ea = E / 2, eb = E - ea;
+    for (uint64_t m = (1ull << p) - 1u; m >= (1ull << p) - 2u; m--) {
+        int ok = 1;
+        const uint32_t a = enc_in(x, neg, m, ea - (p - 1), &ok),
+                       b = enc_in(x, 0, m, eb - (p - 1), &ok);
+        if (ok) {
+            x->a[(size_t)i * x->k + pos] = a;
+            x->b[(size_t)i * x->k + pos] = b;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void probe_result_bits(probe_ctx *x)
+{
+    tc_probe_report *r = x->r;
+    tc_model_params *f = &r->fit;
+    const int P = x->fo->p, F = f->frac_bits, k = x->k;
+    int nlast = 0; /* positions of the last block */
+    for (int l = 0; l < k; l++) nlast += tc_model_block_of(f, l) == f->k / f->block - 1;
+    if (nlast < 2) return; /* not observable: one product per block */
+    tc_model_params cand[64];
+    int alive[64], alive_all[64], n = 0;
+    for (int rb = 0; rb < P && n < 64; rb += rb ? 1 : 2) {
+        cand[n] = *f;
+        alive_all[n] = 1;
+        cand[n++].result_bits = rb;
+    }
+    /* the model without a cut, rounding down and up: where they agree, nothing is rounded */
+    tc_model_params lo = *f, hi = *f;
+    lo.result_bits = hi.result_bits = 0;
+    lo.out_round = lo.chain_round = lo.c_round = TC_RD;
+    hi.out_round = hi.chain_round = hi.c_round = TC_RU;
+    int wmax = 0, dots = 0;
+    for (int batch = 0; batch < 2; batch++) {
+        bt_reset(x);
+        if (batch == 0) { /* sparse */
+            for (int j = 0; (1 << j) < nlast && j <= 6; j++) {
+                const int Ej = x->E < x->fo->emax - j ? x->E : x->fo->emax - j; /* finite */
+                for (int sh = 1; j + sh + 1 <= P && (F >= TC_FRAC_EXACT || sh <= F); sh++)
+                    for (int m = 1; m <= 3; m += 2)
+                        for (int neg = 0; neg < 2 && (m == 1 || sh >= 2); neg++) {
+                            const int i = bt_new(x);
+                            if (i < 0) break;
+                            int ok = 1;
+                            for (int t = 0; t < (1 << j) && ok; t++)
+                                ok = set_prod(x, i, at_last(x, t), neg, 1, Ej);
+                            if (!ok ||
+                                !set_prod(x, i, at_last(x, 1 << j), neg, (uint64_t)m, Ej - sh))
+                                x->n--;
+                        }
+            }
+        } else { /* dense: n wide products, n = the whole block, half of it, ..., 1 */
+            int Ed = x->E, room = 2;
+            while ((1 << room) < 4 * nlast) room++;
+            if (Ed > x->fo->emax - room) Ed = x->fo->emax - room;
+            const int smax = F < P + 2 ? F : P + 2; /* deeper: too wide for the format */
+            for (int nb = nlast; nb >= 1; nb /= 2)
+                for (int sh = 0; sh <= smax; sh++)
+                    for (int neg = 0; neg < 2; neg++) {
+                        const int nw = sh && nb == nlast ? nb - 1 : nb;
+                        const int i = bt_new(x);
+                        if (i < 0) break;
+                        int ok = nw >= 1;
+                        for (int t = 0; t < nw && ok; t++)
+                            ok = set_wide_prod(x, i, at_last(x, t), neg, Ed);
+                        if (ok && sh) ok = set_prod(x, i, at_last(x, nw), neg, 1, Ed - sh);
+                        const uint32_t *a = x->a + (size_t)i * k, *b = x->b + (size_t)i * k;
+                        if (ok) {
+                            const uint32_t dl = tc_model_dot(&lo, a, b, k, x->c[i]);
+                            ok = dl == tc_model_dot(&hi, a, b, k, x->c[i]) &&
+                                 sig_bits(x->box->out, dl) > 0;
+                        }
+                        if (!ok) x->n--;
+                    }
+        }
+        if (!x->n) continue;
+        for (int i = 0; i < x->n; i++) { /* the widest sum made (the model without a cut) */
+            const uint32_t d0 =
+                tc_model_dot(&cand[0], x->a + (size_t)i * k, x->b + (size_t)i * k, k, x->c[i]);
+            const int w = sig_bits(x->box->out, d0);
+            if (w > wmax) wmax = w;
+        }
+        bt_run(x);
+        dots += x->n;
+        eliminate(x, cand, n, alive);
+        for (int j = 0; j < n; j++) alive_all[j] &= alive[j];
+    }
+    r->result_limit = wmax;
+    if (!dots) return; /* not observable: no such sum representable */
+    int pick = -1;
+    for (int j = 0; j < n && pick < 0; j++) /* 0 (no cut) first, then the fewest bits */
+        if (alive_all[j]) pick = j;
+    if (pick < 0) {
+        problem(x,
+                "a block's result: no number of bits kept (truncated) predicts the sums of up "
+                "to %d bits that carry past the largest exponent",
+                wmax);
+        return;
+    }
+    f->result_bits = cand[pick].result_bits;
+    r->obs_result_bits = TC_OBS_YES;
+}
+
 static void probe_rounding(probe_ctx *x)
 {
     tc_probe_report *r = x->r;
@@ -966,7 +1102,8 @@ static void probe_rounding(probe_ctx *x)
             f->c_round = (tc_round)found;
             r->obs_c_round = TC_OBS_YES;
         }
-        if (f->chain != TC_CHAIN_FUSED || x->chain_open || f->frac_bits < P - 1) return;
+        if (f->chain != TC_CHAIN_FUSED || x->chain_open || f->frac_bits < P - 1 || f->result_bits)
+            return;
         found = -1;
         if (round_by_products(x, k / f->block - 1, x->box->out, &found) && found >= 0) {
             f->out_round = (tc_round)found;
@@ -980,8 +1117,9 @@ static void probe_rounding(probe_ctx *x)
         }
         return;
     }
-    /* the carry construction needs c's P bits to survive the alignment (or c outside it) */
-    const int visible = f->chain == TC_CHAIN_ADD || f->frac_bits >= P - 1;
+    /* the carry construction needs c's P bits to survive the alignment (or c outside it), and
+     * the block's result not cut to fewer bits (then nothing is left to round) */
+    const int visible = (f->chain == TC_CHAIN_ADD || f->frac_bits >= P - 1) && !f->result_bits;
     int found = -1;
     if (visible) {
         if (!round_by_carry(x, k - 1, x->box->out, &found)) {
@@ -1554,6 +1692,7 @@ int tc_probe_run(tc_box *box, tc_probe_report *r)
         probe_c_after(&x);
         probe_inside(&x);
         probe_products(&x);
+        probe_result_bits(&x);
         probe_rounding(&x);
         probe_tiny_zero(&x);
         probe_elimination(&x);
@@ -1595,6 +1734,17 @@ void tc_probe_print(const tc_probe_report *r, FILE *f)
                  : r->frac_by == 1 ? "c"
                                    : "random dot products");
     fprintf(f, "  %-40s %s\n", "bits kept below the largest exponent", buf);
+    if (p->result_bits)
+        snprintf(buf, sizeof buf, "%d (truncated), then rounded to %s; sums of up to %d bits",
+                 p->result_bits, fo->name, r->result_limit);
+    else if (r->result_limit >= fo->p)
+        snprintf(buf, sizeof buf, "all (the format's %d)", fo->p);
+    else if (r->result_limit > 0)
+        snprintf(buf, sizeof buf, "all of the %d the probe's sums have (the format's %d)",
+                 r->result_limit, fo->p);
+    else
+        snprintf(buf, sizeof buf, "all (no sum of two products in a block)");
+    fprintf(f, "  %-40s %s%s\n", "bits kept in a block's result", buf, seen(r->obs_result_bits));
     fprintf(f, "  %-40s %s%s\n", "alignment exponent of a product",
             p->align_ref == TC_REF_EXP_SUM ? "ea + eb (significand in [1,4))"
                                            : "exponent of the product's value",

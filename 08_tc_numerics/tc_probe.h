@@ -57,7 +57,8 @@ typedef struct {
     /* TC_OBS_YES when the probes decided the field of fit; TC_OBS_NOT: the default stayed */
     int obs_block, obs_frac, obs_ref, obs_align_round, obs_chain, obs_out_round, obs_chain_round,
         obs_chain_fmt, obs_via_f32, obs_sub_in, obs_sub_c, obs_sub_out, obs_ovf, obs_c_round,
-        obs_tiny_zero;
+        obs_tiny_zero, obs_result_bits;
+    int result_limit; /* the widest block sum (significant bits) the result_bits probe made */
     /* monotonicity in c: 1 no violation on the crafted family, 0 violated, -1 not tested */
     int monotone;
     uint32_t mono_c_lo, mono_c_hi, mono_d_lo, mono_d_hi; /* the two c and their results */

@@ -22,6 +22,9 @@
  *     and at a block's rounding; with it set to +0 the H200's f16f16 fit gives the GPU's +0 on
  *     the one mismatch the log prints; the probes recover it both ways where a format can make
  *     such a sum, and leave the default where it cannot.
+ *   - result_bits (a block's sum truncated to P leading bits before it is rounded): the fit of
+ *     Hopper's wgmma FP8 -> f32 with P = 14 reproduces recorded H200 dot products bit for bit,
+ *     P = 0, 13 and 15 do not, and the probes recover P (and 0 where there is no cut).
  * Notation in the comments: q = 2^(emax - F), the quantum of a block's alignment. */
 #include "unit.h"
 
@@ -665,6 +668,44 @@ static int unit_tc_model_params_check(void)
     UNIT_CHECK(strstr(buf, "ovf=ieee tiny=+0") != NULL, "format: %s", buf);
     q.tiny_zero = (tc_tiny_zero)2;
     UNIT_CHECK(tc_model_params_check(&q) != 0, "tiny_zero out of range");
+    /* result_bits: 0 by default and then not printed; 2 .. the output's p - 1 */
+    set_a(&p);
+    UNIT_CHECK(p.result_bits == 0, "result_bits' default is 0");
+    tc_model_params_format(&p, buf, sizeof buf);
+    UNIT_CHECK(!strstr(buf, "sum="), "format: %s", buf);
+    q = p;
+    q.result_bits = 14;
+    UNIT_CHECK(!tc_model_params_equal(&p, &q), "result_bits counts");
+    UNIT_CHECK(tc_model_params_check(&q) == 0, "14 bits of an f32 result");
+    tc_model_params_format(&q, buf, sizeof buf);
+    UNIT_CHECK(strstr(buf, "out=RZ sum=14b sub(") != NULL, "format: %s", buf);
+    static const int bad_rb[4] = {1, -1, 24, 30};
+    for (int i = 0; i < 4; i++) {
+        q.result_bits = bad_rb[i];
+        UNIT_CHECK(tc_model_params_check(&q) != 0, "result_bits %d of f32", bad_rb[i]);
+    }
+    q.result_bits = 23;
+    UNIT_CHECK(tc_model_params_check(&q) == 0, "23 bits of f32");
+    set_d(&q); /* f16 output */
+    q.result_bits = 11;
+    UNIT_CHECK(tc_model_params_check(&q) != 0, "11 bits of an f16 result");
+    q.result_bits = 10;
+    UNIT_CHECK(tc_model_params_check(&q) == 0, "10 bits of an f16 result");
+    /* the C initialiser names .result_bits only when it is set */
+    for (int rb = 0; rb <= 14; rb += 14) {
+        FILE *t = tmpfile();
+        UNIT_CHECK(t != NULL, "tmpfile");
+        q = p;
+        q.result_bits = rb;
+        tc_model_params_print_c(&q, "x", t);
+        rewind(t);
+        char text[1024];
+        const size_t len = fread(text, 1, sizeof text - 1, t);
+        fclose(t);
+        text[len] = 0;
+        UNIT_CHECK((strstr(text, ".result_bits = 14};") != NULL) == (rb == 14), "print_c: %s",
+                   text);
+    }
     return 0;
 }
 
@@ -1248,6 +1289,303 @@ static int unit_tc_probe_recovers_tiny_zero(void)
     return 0;
 }
 
+/* ---- Hopper's wgmma, FP8 inputs, f32 accumulator: a block's result cut to 14 bits ------------
+ * The fit of wg_e4m3f32 and wg_e5m2f32 on the H200: one block of 32, F = 13, exponent sum,
+ * truncation, fused, subnormals kept (the defaults, but F), and result_bits = 14: the block's
+ * exact sum keeps its 14 leading bits, truncated toward zero, and is then written as an f32
+ * (exactly). Without the cut, about a fifth of the recorded dot products differ. */
+static void set_wg_fp8(tc_model_params *p, tc_fmt in)
+{
+    tc_model_params_default(p, in, TC_FMT_F32, 32);
+    p->frac_bits = 13;
+    p->result_bits = 14;
+}
+
+/* Dot products the H200 computed with wgmma m64n8k32, from a dump of every dot product of one
+ * run per format (the probes', then about 24,000 random ones of every distribution; `rec` is
+ * the record's index there, `what` its part and why it was chosen): a and b as 64 hex digits,
+ * two per element in k order (e4m3 or e5m2 bits), c and the GPU's d as f32 bits. Chosen from
+ * every part: the two monotonicity dots, dots on which the model without the cut differs,
+ * ordinary ones, subnormal c and subnormal inputs (FP8 products never reach f32's subnormals),
+ * overflow-range inputs. The fitted model reproduces all 50,165 records of the two dumps (checked
+ * outside the tests); these are a sample. */
+static const struct {
+    int v, rec; /* v: 0 e4m3, 1 e5m2 */
+    const char *what, *a, *b;
+    uint32_t c, d;
+} wg_fp8_records[] = {
+    {0, 970, "probes: monotonicity",
+     "4040404040404040404040404040404040404040404040404040404040404040",
+     "4040404040404040404040404040404040404040404040404040404040404040", 0x477fffffu, 0x47803c00u},
+    {0, 971, "probes: monotonicity",
+     "4040404040404040404040404040404040404040404040404040404040404040",
+     "4040404040404040404040404040404040404040404040404040404040404040", 0x47800000u, 0x47800000u},
+    {0, 972, "uniform: old model differs",
+     "2d212db634363625b5b79926a4a630b8a12ab0a7b586ac0536b135352c1627a7",
+     "12a6b3a71d372b3489b684aab1333734a5b03398b729a00da22937b0b2322c37", 0x3ee4b060u, 0x400e6400u},
+    {0, 2647, "uniform: old model differs",
+     "842baa37283332a3340b87a2a9b5aab6ab33a9b8b8b124922cb230199cb41c37",
+     "b2b23731b528b69f36b3282f022fa6302bb7b899a7a7b2362eb4ac362c343582", 0xbe566ba0u, 0xbf926800u},
+    {0, 4315, "wide: old model differs",
+     "568d6364268d9c41a11744f82470a80921716bd76e377239aae448e541fdd5de",
+     "ce462253320420c97e27eee26f48ded137fcfbf02b50eaa9eef1899de3be4f0d", 0x006407ceu, 0xc799f000u},
+    {0, 5881, "wide: old model differs",
+     "608b6df4c2fdf9a2b8d2562e5ab4b8f5e9894f4fdf54cd5bf51d850f73d68ed0",
+     "5eb52a9eca2ef5a33a85abb9b4d9b6f971bdc3ce3102f0c2b2bf67fe985f2ac9", 0xc4d6fa2eu, 0x47d4b800u},
+    {0, 7640, "mixed: old model differs",
+     "ccdab3c9ce52b34b6e5d6625c076b93e9c3c16bdfd4b0f6b7039f17cec59d4e7",
+     "9b0d4274684037ed33bbd151ae42307ecab050529c75dfc12db7c236441b9c5f", 0xc45345beu, 0xc5096400u},
+    {0, 9298, "mixed: old model differs",
+     "d640d47772efd1194209c9d9eca8592c3d9a1bec352724a865cb9a96d5d952a4",
+     "8ee09a35469d15c44be63a3cbadabafe2e77d64466c367f93248fa58da50b462", 0xc245ca13u, 0x44036400u},
+    {0, 20978, "c=0 tail: old model differs",
+     "9a22b516ab34b7b50b9d33b7abaca332ac2fb529b132aa30aab41eb6353336a9",
+     "2a31b63032b83529a2822b3206272d37371a37351c12aeb22130b0b31bb6ac36", 0x00000000u, 0xc0472800u},
+    {0, 23063, "c=0 tail: old model differs",
+     "29a9b39c29b18331372b2ab43729ad321e33aab02a9e37aca9b338a9363738ad",
+     "b51bb236ab362ba033b1acb21d17b7af37b7b6b128b6b72737b3923229b8ac35", 0x00000000u, 0xbfdf8c00u},
+    {0, 973, "uniform: ordinary",
+     "35333528b032371a32383283088433322820b6af26afb0312dad31b1b61ab4b6",
+     "2010b3a3b5ae38a5b7a2ac2dab2d33232db3ad38b4b0b52e1a319333ada83824", 0xc017d1b4u, 0xc030e800u},
+    {0, 4306, "wide: ordinary", "203d17f7fd21dc62a57b0b74b04f36bc52b085a4a7f619aa0c33a034b50aebb7",
+     "54a62dca5076cfe05aae0c369e64728f9e1278425358f39b98caec6e70fe67ef", 0x6faf2d32u, 0x6faf2c00u},
+    {0, 7642, "mixed: ordinary", "c4a97acb1939173ad4cf0ac17b0bb657c6eddce29cb32a0c46cb1fc67d28eb69",
+     "29ba20c47aaf58f36ff159a032e1e19e5f0f1350cac07363afef7cd91d6e2fc9", 0xc1c0f9f2u, 0xc32f4000u},
+    {0, 10973, "cancel: ordinary",
+     "931366e6a222109048c72bab44c4ab2a0e8e9a19bf3fb838e261b4339a190004",
+     "6161a5a56767e1e1afafdada4747dcdcfefe61614242c1c11414c4c4e2e28085", 0x3c963387u, 0x3f2ea000u},
+    {0, 20972, "c=0 tail: ordinary",
+     "b5b22c2926302c382ba5b7b228b2a6a134b6b7a832ad322ab0b4b4b2a62cae22",
+     "2e30b0b130a937b52ea68d2a19b22faaadaa29b225292ca13327a3b229b136a8", 0x00000000u, 0xbfe1a400u},
+    {0, 17639, "underflow: subnormal c",
+     "099a059d8c0f9893969a190a10868b03181c98099f07000c0e1a969893170c86",
+     "a2a1b012a81b8ac79fba139a9918c9232c0e3b3202438f2839cacfb69890b624", 0x0009bc19u, 0x3ee52c00u},
+    {0, 18743, "underflow: subnormal c",
+     "9f898e871a9b8a8e859b0a00948509851d961d8a83140a050e03910f81060207",
+     "18d20d31d10daf46ca3f10c60d9e1fc755bc9b4abbc10f3b3d55461c2dd50582", 0x0079be80u, 0x3eb5a800u},
+    {0, 19789, "underflow: subnormal c",
+     "9a1b869c81190f1a90819d180a9e00139c9991079c0a00119c01111e818e9a97",
+     "a0863a8a8bb7b34dd016a115bfb12b8ab19e25b3bf4035974e24022eb42030ce", 0x00176630u, 0x3f3a2000u},
+    {0, 17644, "underflow: subnormal inputs, old model differs",
+     "821b1b9101178f9f168203880b1716161a0110079f079d8d141f129a9c90120c",
+     "32ca09d42f3d3bcb3e563c83bfa7a34f9bd60646ccd7501fc24246b0d01a2a45", 0x01c23462u, 0x3ffc7800u},
+    {0, 19374, "underflow: subnormal inputs, old model differs",
+     "0a9c1b8807848d95078d049310191905859316881e8691178e8f05979e079103",
+     "2544459242991fa682944b1322cf22a9ad2b4182c2ba0214ad2db2895528b21f", 0x01eef9d6u, 0xbffc6800u},
+    {0, 17640, "underflow: subnormal inputs",
+     "12040f158a8c9c02861a0d1e95841105100290850f02120c078c119a14891f81",
+     "b82cad0f2db442baacc9acb5131ba1cc30419230d552909d1cd3aecf3e9ab4cb", 0x01965b44u, 0xbe8dc000u},
+    {0, 19276, "underflow: subnormal inputs",
+     "10818d9399920b80918a821e9a1b9b0b1d06111c048a8f88019b048386989213",
+     "4f83d03f911db011071fcc98271c1c0811d7a09039275591a69f24d590b5961b", 0x014f8795u, 0xbd910800u},
+    {0, 14306, "overflow: overflow inputs",
+     "ec6c73736d6f7ef769e5767ae677f06df4e2ebe6e9e766617168ed66f278636a",
+     "e063eae2fa6c70fd78f068e47b7af2e7ea617ef5ea63fe7270696562fc66f862", 0x7db80c1au, 0x7db80c00u},
+    {1, 999, "probes: monotonicity",
+     "5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c",
+     "5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c", 0x4e7fffffu, 0x4e803c00u},
+    {1, 1000, "probes: monotonicity",
+     "5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c",
+     "5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c", 0x4e800000u, 0x4e800000u},
+    {1, 1001, "uniform: old model differs",
+     "363136bb3a3b3b32bbbbad33b2b338bcb135b8b3bba2b6213bb93a3a362b34b4",
+     "29b3bab42f3b353aa4bb9fb5b93a3c3ab3b839acbc34b026b1343bb8b939363b", 0x3ee4b060u, 0x400cf000u},
+    {1, 2717, "uniform: old model differs",
+     "2b1cb3b63b3a3637b6b03ab93390bab9373739a8b83c323a3b9a38bbb7b8363a",
+     "2db8b93b30b9ba3a3bba3ab5bb383a9facb8b9b13ab938b6b82637ba353b39b1", 0xbf3b7bdcu, 0xc0532400u},
+    {1, 4336, "wide: old model differs",
+     "926ba792bf1d8cbae4f8dc28b2833c17f85b5d3fa8b854cfa6767894b5ea29aa",
+     "96d81c86af2096c5d51c15c406997900b4b2f79a119691509633db8f99c4b6c0", 0xc837e5c2u, 0xcb81cc00u},
+    {1, 6013, "wide: old model differs",
+     "a72dba18e1ec31da1861826558de052852e601a2a90e1806583677e1d8e0f101",
+     "8292b41c313261166056752f34bb4eecb2b0b424c6a669ad31c590d66a6108a3", 0xb8e08481u, 0xc9120c00u},
+    {1, 7670, "mixed: old model differs",
+     "f748ddc0566241f8ede9f8f68d3858773ed86d5d3ff2407bfbf850b976f97beb",
+     "e066f270ddf5f2dbc51eb20c74f159d8f179e4d16d5fefdf58335df5380f5b6a", 0xcbaaf029u, 0xcc708c00u},
+    {1, 9323, "mixed: old model differs",
+     "1f68e29d4fed79e06ac5ec55cd6bd074ed74d0e15ca76d6eaee6f9dbe7495dc7",
+     "7348f46d4470e4adf74b6b3f69ccbe63ebe03932b66e72ee60cf995fcf412cce", 0xcc4fdd0eu, 0xcd2a8c00u},
+    {1, 13700, "cancel: old model differs",
+     "6aeae2616ae967e6ea6962e16eeee6665edee261e26274f369e8ea69e05fe6c2",
+     "6c6c7676ededf1f16e6ef6f66565f1f179797171f2f26363efef6c6cf0f0d260", 0xc438c826u, 0xcb937000u},
+    {1, 21007, "c=0 tail: old model differs",
+     "ad31bb2bb53abbba25ae3abbb5b6b239b637bb34b939b538b5ba2fbb3b393bb5",
+     "3539bb3839bc3b35b19b36392234373c3c2d3b3b2e29b7b93138b8b92dbbb63b", 0x00000000u, 0xc040b800u},
+    {1, 23068, "c=0 tail: old model differs",
+     "3c39b939b43b39b2983a28343bb9b8b6bbbab6ba37323cbab9b7b4b0bc1631bb",
+     "3b3c293b3839b4b8b831b4ba2d323934bbbbb630b13635b73138383b38393738", 0x00000000u, 0x4022ac00u},
+    {1, 1002, "uniform: ordinary",
+     "3b393b34b8393c2d393c399d24a03a393430bbb833b7b83836b738b9bb2dbabb",
+     "3028b9b1bab73cb3bcb1b637b637393236b9b63cbab8bb372d39a93ab7b43c32", 0xc017d1b4u, 0xc03a8000u},
+    {1, 4335, "wide: ordinary", "203a13f3f624da65a6790972ac4733b64db4829ea3ef14a90a31a02eae09e9af",
+     "56a32acd506fcbe059af0e339b5e718b9b1174455154ed999cc5ea6770f763eb", 0x6faf2d32u, 0x6faf2c00u},
+    {1, 7669, "mixed: ordinary", "d2e5b1d0d355b94d675a6726c473b8439e420fbef64d0b696c40f07aee5cdae3",
+     "9906416e684033ee35bdd44cab49347bcdac5c55a272e3cc2eafc93f4a15965f", 0xc85345beu, 0xc8ff2000u},
+    {1, 11002, "cancel: ordinary",
+     "95155fdfa12114944ccb2dad3ebead2c0b8b9918bf3fbc3ce564b2319514062e",
+     "6464a6a66363e4e4afafd5d54747d6d6fbfb64644141c0c01616cacae9e9081c", 0xb9aed671u, 0x3fb40000u},
+    {1, 21001, "c=0 tail: ordinary",
+     "bab936353338363c35b3bcb934b9b3b13abbbbb439b73935b8babab9b336b731",
+     "3738b8b838b53bba37b3a6352cb937b5b6b534b9323536b03a33b1b935b93bb4", 0x00000000u, 0xbfdda000u},
+    {1, 17674, "underflow: subnormal c",
+     "0a0087830285820f890a028a04038c07880d838b818a0d06800f840703860f84",
+     "88a7c534a2212a0cbb30c3250c2b220a97b9318bc22e95932181a5180cc70dc7", 0x804db4bdu, 0x3ac02400u},
+    {1, 18765, "underflow: subnormal c",
+     "89880984080a07060f0d8d8483010f02070b858e06828d04068c888484808101",
+     "9e2b35963b1ac530339f3a0b98c445b4a5882c01013d8d27979f40a92d45bfa0", 0x801d67ffu, 0x3aa9bc00u},
+    {1, 19898, "underflow: subnormal c",
+     "83030d8a0e8106080a8a83038d8303818d058f0a8d880d85010300008d040b8c",
+     "8f3b8e25a1be80b3c426a0888880049da312220d1cadaa84aa0b0a1f33b045c7", 0x802f4e49u, 0x3b024800u},
+    {1, 17673, "underflow: subnormal inputs, old model differs",
+     "8a8d85040c850c0c88050183838c0b8a83848a89008d060701078f8d86848c04",
+     "431e01bb309d1c823eb0b396a324ab8f88be0b80191f21c715030101ac2a97bd", 0x8082498fu, 0xbad26800u},
+    {1, 19340, "underflow: subnormal inputs, old model differs",
+     "8c8e890e030a8b028a04070f008b068d0e8f0e8887898f86060f8d82098e8907",
+     "0fa897b3840c399f96310739253096c042c0aac69c171004860eab2920bb0fae", 0x01d2c23fu, 0x3b6f7000u},
+    {1, 17668, "underflow: subnormal inputs",
+     "0581810b8b89008b8e88800e0f0a020b0505050e0e0d8186840208088f090980",
+     "999e03a9bebf378987c5b9a42d941f9cba2d0f3b0b2ebc44b3b087bf8c46c29d", 0x01d054feu, 0x3ab9b400u},
+    {1, 19330, "underflow: subnormal inputs",
+     "00048a8e88880e0203058f03890886058587088783878700000a818e0b890e85",
+     "8a1189170bc42a0426928e22a9a29f2b0687ae86b43d38219f11b7bbaa839a2b", 0x01a300ebu, 0x3a280000u},
+    {1, 14335, "overflow: overflow inputs",
+     "ed75f4ecf372f3f6787377f072fa7279ec77fa73f46eeeee6d7271786ef06ef9",
+     "6c7672edf5f76df1fbf1f6f67af86dfa71f9787876fb7875f1f06ef778f6f06c", 0x7dae5a81u, 0x7dae5800u},
+};
+enum { N_WG_FP8_RECORDS = sizeof wg_fp8_records / sizeof wg_fp8_records[0] };
+
+static void parse_hex_bytes(const char *s, uint32_t *v) /* 32 elements of two hex digits */
+{
+    for (int i = 0; i < 32; i++) {
+        const char two[3] = {s[2 * i], s[2 * i + 1], 0};
+        v[i] = (uint32_t)strtoul(two, NULL, 16);
+    }
+}
+
+/* the model's d for record e with result_bits rb */
+static uint32_t wg_fp8_model(size_t e, int rb)
+{
+    const tc_fmt in = wg_fp8_records[e].v ? TC_FMT_E5M2 : TC_FMT_E4M3;
+    tc_model_params p;
+    set_wg_fp8(&p, in);
+    p.result_bits = rb;
+    uint32_t a[32], b[32];
+    parse_hex_bytes(wg_fp8_records[e].a, a);
+    parse_hex_bytes(wg_fp8_records[e].b, b);
+    return tc_model_dot(&p, a, b, 32, wg_fp8_records[e].c);
+}
+
+static int unit_tc_model_wgmma_fp8_reproduces_gpu_records(void)
+{
+    tc_model_params p;
+    set_wg_fp8(&p, TC_FMT_E4M3);
+    UNIT_CHECK(tc_model_params_check(&p) == 0, "%s", tc_model_params_check(&p));
+    for (size_t e = 0; e < N_WG_FP8_RECORDS; e++) {
+        const uint32_t d = wg_fp8_model(e, 14);
+        UNIT_CHECK(d == wg_fp8_records[e].d, "%s record %d (%s): model 0x%08x, GPU 0x%08x",
+                   wg_fp8_records[e].v ? "e5m2" : "e4m3", wg_fp8_records[e].rec,
+                   wg_fp8_records[e].what, d, wg_fp8_records[e].d);
+    }
+    /* The monotonicity pair of e4m3 (records 970, 971), by hand: 32 products 2 * 2 = 4 (exponent
+     * sum 2), sum 128. c = 2^16 - 2^-8 = 65535.9961: emax = 15 (c's), q = 2^2, c is cut to 65532;
+     * 65532 + 128 = 65660 = 2^16 + 124, 15 bits from 2^16 down to 2^2, cut to 14: 65656. c = 2^16:
+     * emax = 16, q = 2^3, each 4 is cut to 0: 65536. Without the cut, 65660. */
+    uint32_t a[32], b[32];
+    for (int i = 0; i < 32; i++) a[i] = b[i] = 0x40u; /* e4m3 2.0 */
+    const uint32_t lo = tc_model_dot(&p, a, b, 32, 0x477FFFFFu);
+    const uint32_t hi = tc_model_dot(&p, a, b, 32, 0x47800000u);
+    UNIT_CHECK(tc_fmt_to_double(TC_FMT_F32, lo) == 65656.0, "c = 65535.9961: %.9g",
+               tc_fmt_to_double(TC_FMT_F32, lo));
+    UNIT_CHECK(tc_fmt_to_double(TC_FMT_F32, hi) == 65536.0, "c = 65536: %.9g",
+               tc_fmt_to_double(TC_FMT_F32, hi));
+    p.result_bits = 0;
+    UNIT_CHECK(tc_fmt_to_double(TC_FMT_F32, tc_model_dot(&p, a, b, 32, 0x477FFFFFu)) == 65660.0,
+               "no cut: 65660");
+    /* A negative sum is cut toward zero: -(2^16 + 124) keeps -(2^16 + 120) = -65656 */
+    for (int i = 0; i < 32; i++) a[i] = 0xC0u; /* e4m3 -2.0 */
+    p.result_bits = 14;
+    UNIT_CHECK(tc_model_dot(&p, a, b, 32, 0xC77FFFFFu) == 0xC7803C00u, "negative: 0x%08x",
+               tc_model_dot(&p, a, b, 32, 0xC77FFFFFu));
+    return 0;
+}
+
+/* The same parameters with result_bits 0, 13 and 15 each miss some of the records, in both
+ * formats: the records pin the cut to 14 bits. */
+static int unit_tc_model_wgmma_fp8_result_bits_controls(void)
+{
+    static const int rbs[3] = {0, 13, 15};
+    for (int r = 0; r < 3; r++)
+        for (int v = 0; v < 2; v++) {
+            int miss = 0, n = 0;
+            for (size_t e = 0; e < N_WG_FP8_RECORDS; e++) {
+                if (wg_fp8_records[e].v != v) continue;
+                n++;
+                miss += wg_fp8_model(e, rbs[r]) != wg_fp8_records[e].d;
+            }
+            UNIT_CHECK(n >= 20 && miss > 0, "%s, result_bits %d: %d of %d records missed",
+                       v ? "e5m2" : "e4m3", rbs[r], miss, n);
+        }
+    UNIT_CHECK(wg_fp8_model(0, 0) == 0x47803E00u, "record 970 without the cut: 0x%08x (65660)",
+               wg_fp8_model(0, 0));
+    return 0;
+}
+
+/* The probes find result_bits: 14 for the wgmma FP8 -> f32 fits, other values in other members
+ * (add chain, f16 output, interleaved blocks), and 0 where a block's result is not cut (every
+ * other set of this file, whose recovery compares result_bits too, and the wgmma FP8 -> f16
+ * fit). */
+static int unit_tc_probe_recovers_result_bits(void)
+{
+    tc_model_params p;
+    for (int v = 0; v < 2; v++) {
+        set_wg_fp8(&p, v ? TC_FMT_E5M2 : TC_FMT_E4M3);
+        tc_box box;
+        tc_box_model(&box, &p);
+        tc_probe_report r;
+        tc_probe_run(&box, &r);
+        UNIT_CHECK(r.ok && r.fit.result_bits == 14 && r.obs_result_bits && r.result_limit >= 15,
+                   "wgmma %s -> f32: result_bits %d (observed %d, sums of %d bits; %s)",
+                   v ? "e5m2" : "e4m3", r.fit.result_bits, r.obs_result_bits, r.result_limit,
+                   r.ok ? "ok" : r.problem);
+        if (recover(&p,
+                    v ? "wgmma e5m2 -> f32 (F 13, 14 bits)" : "wgmma e4m3 -> f32 (F 13, 14 bits)",
+                    6000))
+            return 1;
+        /* the f16 accumulator: F 13, RNE, no cut */
+        tc_model_params_default(&p, v ? TC_FMT_E5M2 : TC_FMT_E4M3, TC_FMT_F16, 32);
+        p.frac_bits = 13;
+        p.chain_round = p.out_round = TC_RNE;
+        tc_box_model(&box, &p);
+        tc_probe_run(&box, &r);
+        UNIT_CHECK(r.ok && r.fit.result_bits == 0 && r.obs_result_bits && r.result_limit == 11,
+                   "wgmma -> f16: result_bits %d (observed %d, sums of %d bits)", r.fit.result_bits,
+                   r.obs_result_bits, r.result_limit);
+        if (recover(&p, "wgmma FP8 -> f16 (F 13, no cut)", 6000)) return 1;
+    }
+    tc_model_params_default(&p, TC_FMT_BF16, TC_FMT_F32, 16);
+    p.frac_bits = 25;
+    p.result_bits = 20;
+    if (recover(&p, "bf16 -> f32, F 25, 20 bits", 6000)) return 1;
+    tc_model_params_default(&p, TC_FMT_E5M2, TC_FMT_F32, 32);
+    p.block = 16;
+    p.frac_bits = 20;
+    p.chain = TC_CHAIN_ADD;
+    p.out_round = p.chain_round = TC_RNE;
+    p.result_bits = 12;
+    if (recover(&p, "e5m2, blocks of 16, F 20, add chain, 12 bits", 6000)) return 1;
+    /* f16 -> f16, blocks of 4; 10 bits, so that the subnormal probe's largest subnormal input
+     * (10 bits) comes back whole. The blocks' f32 rounding never acts on 10 bits: it is taken
+     * as the output's (RNE), the simplest member */
+    set_d(&p);
+    p.result_bits = 10;
+    p.chain_round = TC_RNE;
+    if (recover(&p, "set D with 10 bits", 6000)) return 1;
+    set_fp8_emulation(&p, TC_FMT_E4M3, TC_FMT_F32); /* runs of 2, c after the blocks */
+    p.result_bits = 16;
+    if (recover(&p, "sm_90 FP8 emulation with 16 bits", 6000)) return 1;
+    return 0;
+}
+
 static const tc_unit tests[] = {
     UNIT(tc_model_formats_match_convert),
     UNIT(tc_model_fma_chain_matches_fmaf),
@@ -1271,6 +1609,9 @@ static const tc_unit tests[] = {
     UNIT(tc_model_hand_tiny_zero),
     UNIT(tc_model_f16f16_reproduces_gpu_zero_sign),
     UNIT(tc_probe_recovers_tiny_zero),
+    UNIT(tc_model_wgmma_fp8_reproduces_gpu_records),
+    UNIT(tc_model_wgmma_fp8_result_bits_controls),
+    UNIT(tc_probe_recovers_result_bits),
 };
 
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }
