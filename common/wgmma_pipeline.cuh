@@ -189,7 +189,16 @@ template <int CLUSTER_M> __device__ __forceinline__ void release_stage(uint64_t 
  * blockIdx / CLUSTER_M, + the number of clusters, ...; else it takes one. Producer and consumers
  * walk the same sequence, and the ring's position (it) runs on across units.
  * ============================================================================================== */
-constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
+constexpr int PRODUCER_REGS = 40;
+/* The registers a consumer thread gets with `consumers` consumer warpgroups: what the register
+ * file (64 Ki) leaves after the producer, in steps of 8 (setmaxnreg), at most 232. */
+__host__ __device__ constexpr int wg_consumer_regs(int consumers)
+{
+    return (65536 - PRODUCER_REGS * WG_THREADS) / (WG_THREADS * consumers) / 8 * 8 < 232
+               ? (65536 - PRODUCER_REGS * WG_THREADS) / (WG_THREADS * consumers) / 8 * 8
+               : 232;
+}
+constexpr int CONSUMER_REGS = wg_consumer_regs(2); /* 232, the two-consumer kernels' */
 
 template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP_M, bool PROMOTE = false>
 __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
@@ -198,10 +207,11 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
                   float alpha, float beta, bool vec2)
 {
 #if TC_SM90A
-    static_assert(PRODUCER_REGS * WG_THREADS + CONSUMER_REGS * WG_THREADS * Cfg::CONSUMERS <= 65536,
+    constexpr int REGS = wg_consumer_regs(Cfg::CONSUMERS);
+    static_assert(PRODUCER_REGS * WG_THREADS + REGS * WG_THREADS * Cfg::CONSUMERS <= 65536,
                   "the register file holds the producer's and the consumers' registers");
     static_assert(Cfg::BN % (8 * CLUSTER_M) == 0, "B's slices are whole 8-row swizzle atoms");
-    static_assert(!PROMOTE || 2 * Cfg::ACC <= CONSUMER_REGS - 64,
+    static_assert(!PROMOTE || 2 * Cfg::ACC + 16 <= REGS,
                   "promotion keeps two sets of accumulators in registers");
     extern __shared__ unsigned char smem_raw[];
     const ring<Cfg> r(align_1024(smem_raw));
@@ -242,7 +252,7 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
         }
         __syncwarp();
     } else {
-        setmaxnreg_inc<CONSUMER_REGS>();
+        setmaxnreg_inc<REGS>();
         const int cw = wg - 1; /* this consumer's 64 rows of the tile */
         float d[Cfg::ACC];
 #pragma unroll
