@@ -32,7 +32,7 @@
  *     c[v] = C(g + 8 (v / 2), 2 t + v % 2)     v = 0..3   (16 x 8)
  *
  *   so each 8-byte shared load still reads rows g at words 40 g + 2 t (+ a constant): conflict-free.
- *   The block tile grows to 128 x 64 (4 warps of 64 x 32: 4 x 4 instructions per k-tile of 16).
+ *   The block tile stays 64 x 64 (4 warps of 32 x 32: 2 x 4 instructions per warp and k-tile).
  *
  * Minimum: sm_80 (DMMA, cp.async); v1_dmma16 sm_90. */
 #include "dmma.h"
