@@ -155,8 +155,9 @@ __global__ void __launch_bounds__(THREADS)
         const double *as = As + kt % STAGES * BM * SROW, *bs = Bs + kt % STAGES * BN * SROW;
 #pragma unroll
         for (int ks = 0; ks < Cfg::KSTEPS; ks++) {
-            /* B's fragments for the warp tile, A's one instruction row at a time: the m16n8k16
-             * fragments of a whole 64 x 32 warp tile would not fit beside the accumulators */
+            /* B's fragments for the warp tile, A's one instruction row at a time: fewer live
+             * registers beside the accumulators (with A's all loaded first, a 64 x 32 warp tile
+             * spilled) */
             double b[NT][op::B];
 #pragma unroll
             for (int j = 0; j < NT; j++)
