@@ -32,7 +32,7 @@
  *     c[v] = C(g + 8 (v / 2), 2 t + v % 2)     v = 0..3   (16 x 8)
  *
  *   so each 8-byte shared load still reads rows g at words 40 g + 2 t (+ a constant): conflict-free.
- *   The block tile grows to 128 x 64 (4 warps of 64 x 32: 4 x 4 instructions per k-tile of 16).
+ *   The block tile stays 64 x 64 (4 warps of 32 x 32: 2 x 4 instructions per warp and k-tile).
  *
  * Minimum: sm_80 (DMMA, cp.async); v1_dmma16 sm_90. */
 #include "dmma.h"
@@ -144,8 +144,9 @@ __global__ void __launch_bounds__(THREADS)
         const double *as = As + kt % STAGES * BM * SROW, *bs = Bs + kt % STAGES * BN * SROW;
 #pragma unroll
         for (int ks = 0; ks < Cfg::KSTEPS; ks++) {
-            /* B's fragments for the warp tile, A's one instruction row at a time: the m16n8k16
-             * fragments of a whole 64 x 32 warp tile would not fit beside the accumulators */
+            /* B's fragments for the warp tile, A's one instruction row at a time: fewer live
+             * registers beside the accumulators (with A's all loaded first, a 64 x 32 warp tile
+             * spilled) */
             double b[NT][op::B];
 #pragma unroll
             for (int j = 0; j < NT; j++)

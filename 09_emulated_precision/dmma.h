@@ -13,7 +13,7 @@ extern "C" {
 
 const char *dmma_v1_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void dmma_v1_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
-/* v1_dmma16: mma.sync m16n8k16 f64 (sm_90), 128 x 64 tile */
+/* v1_dmma16: mma.sync m16n8k16 f64 (sm_90), 64 x 64 tile */
 const char *dmma16_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void dmma16_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
 

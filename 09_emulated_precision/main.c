@@ -23,8 +23,9 @@
 // clang-format off
 #define ROW TC_ROW_MAJOR
 #define COL TC_COL_MAJOR
-#define RUNG(...) {.min_cc = 80, .a_layout = ROW, .b_layout = COL, .c_layout = ROW,              \
-                   .problem = "FP64 GEMM", .baseline = "cublas_f64", __VA_ARGS__}
+#define RUNG_AT(CC, ...) {.min_cc = CC, .a_layout = ROW, .b_layout = COL, .c_layout = ROW,       \
+                          .problem = "FP64 GEMM", .baseline = "cublas_f64", __VA_ARGS__}
+#define RUNG(...) RUNG_AT(80, __VA_ARGS__)
 #define BF16X_ROW(NAME, ROWNAME, IMPL, ...)                                                        \
     {.name = NAME, .precision = ROWNAME, .a_layout = ROW, .b_layout = COL, .c_layout = ROW,       \
      .problem = "FP32 GEMM", .baseline = "cublas_f32", .impl = IMPL, .release = bf_release,       \
@@ -49,10 +50,9 @@ static const tc_gemm_variant variants[] = {
      .description = "cuBLAS DGEMM, COMPUTE_64F (the baseline)"},
     RUNG(.name = "v1_dmma", .precision = "f64", .prepare = dmma_v1_prepare, .launch = dmma_v1_launch,
          .description = "FP64 tensor cores: mma.sync m8n8k4 f64, 64x64 tile, cp.async 3 stages"),
-    {.name = "v1_dmma16", .precision = "f64", .min_cc = 90, .a_layout = ROW, .b_layout = COL,
-     .c_layout = ROW, .problem = "FP64 GEMM", .baseline = "cublas_f64", .prepare = dmma16_prepare,
-     .launch = dmma16_launch,
-     .description = "sm_90: mma.sync m16n8k16 f64 (DMMA.16x8x16), 128x64 tile, 3 stages"},
+    RUNG_AT(90, .name = "v1_dmma16", .precision = "f64", .prepare = dmma16_prepare,
+            .launch = dmma16_launch,
+            .description = "sm_90: mma.sync m16n8k16 f64 (DMMA.16x8x16), 64x64 tile, 3 stages"),
     OZAKI("v2_ozaki_s6", "f64_oz6", &oz_slices_6,
           .description = "Ozaki: 6 int8 slices per value, 6 int8 GEMMs (cuBLAS), f64 sums"),
     OZAKI("v2_ozaki_s7", "f64_oz7", &oz_slices_7,
