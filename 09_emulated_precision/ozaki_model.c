@@ -68,8 +68,7 @@ void oz_diagonal(int words, int t, int *first, int *b_first, int *count)
 
 /* ---- Ozaki scheme II ----------------------------------------------------------------------------- */
 /* pairwise coprime, descending from 256: the int8 range holds their symmetric residues */
-static const int oz2_moduli[OZ2_MAX_MODULI] = {256, 255, 253, 251, 247, 241, 239, 233,
-                                               229, 227, 223, 217, 211, 199, 197, 193};
+static const int oz2_moduli[OZ2_MAX_MODULI] = {OZ2_MODULI_LIST};
 
 /* x^-1 mod m (x, m coprime), by the extended Euclidean algorithm */
 static int inverse_mod(int x, int m)
@@ -94,15 +93,6 @@ static void two_prod(double a, double b, double *p, double *e)
     *p = a * b;
     *e = fma(a, b, -*p);
 }
-/* (hi, lo) += (x_hi, x_lo), renormalised (relative error ~2^-104) */
-static void dd_add(double *hi, double *lo, double x_hi, double x_lo)
-{
-    double s, e;
-    two_sum(*hi, x_hi, &s, &e);
-    e += *lo + x_lo;
-    two_sum(s, e, hi, lo);
-}
-
 void oz2_consts_init(oz2_consts *c, int n)
 {
     c->n = n;
@@ -115,9 +105,12 @@ void oz2_consts_init(oz2_consts *c, int n)
         for (int j = 0; j < n; j++)
             if (j != l) q = (int)((long)q * (oz2_moduli[j] % m) % m);
         c->inv[l] = inverse_mod(q, m);
-        c->rm_hi[l] = 1.0 / m;
-        c->rm_lo[l] = fma(-c->rm_hi[l], m, 1.0) / m; /* the residual 1 - m hi is exact */
-        double p, e;                                 /* P *= m in double-double */
+        /* W = round(2^128 / m): 2^128 = w0 m + rest, rest in [1, m] */
+        const unsigned __int128 w0 = ~(unsigned __int128)0 / (unsigned)m;
+        const unsigned __int128 rest = ~(unsigned __int128)0 - w0 * (unsigned)m + 1;
+        const unsigned __int128 w = w0 + (2 * rest >= (unsigned)m);
+        for (int j = 0; j < 4; j++) c->w[l][j] = (uint32_t)(w >> (32 * j));
+        double p, e; /* P *= m in double-double */
         two_prod(c->p_hi, m, &p, &e);
         e += c->p_lo * m;
         two_sum(p, e, &c->p_hi, &c->p_lo);
@@ -154,21 +147,10 @@ int oz2_reduce(int32_t c, int m, int inv)
 
 double oz2_reconstruct(const oz2_consts *c, const uint8_t *t)
 {
-    double hi = 0, lo = 0;
-    for (int l = 0; l < c->n; l++) { /* t_l / m_l: t (rm_hi + rm_lo) */
-        double p, e;
-        two_prod((double)t[l], c->rm_hi[l], &p, &e);
-        dd_add(&hi, &lo, p, fma((double)t[l], c->rm_lo[l], e)); /* fma: as the GPU's DFMA */
-    }
-    /* the fraction in (-1/2, 1/2]: hi - rint(hi) is exact (both multiples of hi's ulp) */
-    double f_hi = hi - rint(hi), f_lo;
-    two_sum(f_hi, lo, &f_hi, &f_lo);
-    if (f_hi > 0.5 || (f_hi == 0.5 && f_lo > 0)) f_hi -= 1.0; /* into (-1/2, 1/2] */
-    if (f_hi < -0.5 || (f_hi == -0.5 && f_lo <= 0)) f_hi += 1.0;
-    /* times P: f_hi p_hi exactly, plus the cross terms */
-    double p, e;
-    two_prod(f_hi, c->p_hi, &p, &e);
-    return p + fma(f_lo, c->p_hi, fma(f_hi, c->p_lo, e));
+    uint64_t acc[4] = {0, 0, 0, 0}; /* t_l W_l, word by word: below 16 * 2^40, no carries yet */
+    for (int l = 0; l < c->n; l++)
+        for (int j = 0; j < 4; j++) acc[j] += (uint64_t)t[l] * c->w[l][j];
+    return oz2_fixed_to_double(acc, c->p_hi, c->p_lo);
 }
 
 double oz2_dot(const oz2_consts *c, int k, const double *a, int ea, const double *b, int eb, long K,

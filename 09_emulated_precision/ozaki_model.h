@@ -24,6 +24,7 @@
 #ifndef OZAKI_MODEL_H
 #define OZAKI_MODEL_H
 
+#include <math.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -70,20 +71,24 @@ void oz_diagonal(int words, int t, int *first, int *b_first, int *count);
  * int32) reduced mod m_l. With P = m_1 ... m_n > 2 |C'|, C' is the unique integer of
  * (-P/2, P/2) with those residues (the Chinese remainder theorem):
  *
- *     C' / P = frac( sum_l t_l / m_l ),   t_l = (C' mod m_l) (P/m_l)^-1 mod m_l,   frac in (-1/2, 1/2]
+ *     C' / P = frac( sum_l t_l / m_l ),   t_l = (C' mod m_l) (P/m_l)^-1 mod m_l,   frac in [-1/2, 1/2)
  *
- * computed in double-double (oz2_reconstruct), then C ~= 2^(e_i + f_j - 2k) C'. n GEMMs instead of
- * s(s+1)/2; the only errors are the truncations to k bits (oz2_product_bound) and the final
- * roundings. The largest k for n moduli: 2 Kc 2^(2k) < P (oz2_k_chunk chooses the chunk Kc). */
+ * computed in 128-bit fixed point (oz2_reconstruct): F = sum_l t_l W_l mod 2^128 with
+ * W_l = round(2^128 / m_l) is the fraction times 2^128 (the wrap-around of the integer sum IS the
+ * "frac"), off by at most n * 255 / 2 < 2^11 units of 2^-128; F read as a signed number, times P
+ * (a double-double), is C' to within 2^-104 P + 2^-52 |C'|. Then C ~= 2^(e_i + f_j - 2k) C'. n GEMMs
+ * instead of s(s+1)/2; the only errors are the truncations to k bits (oz2_product_bound) and the
+ * final roundings. The largest k for n moduli: 2 Kc 2^(2k) < P (oz2_k_chunk chooses the chunk Kc). */
+#define OZ2_MODULI_LIST                                                                            \
+    256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211, 199, 197, 193
 #define OZ2_MAX_MODULI 16
 
 typedef struct {
     int n;
-    int m[OZ2_MAX_MODULI];        /* the moduli: 256, 255, 253, 251, 247, ... (descending) */
-    int inv[OZ2_MAX_MODULI];      /* (P / m_l)^-1 mod m_l */
-    double rm_hi[OZ2_MAX_MODULI]; /* 1 / m_l as a double-double */
-    double rm_lo[OZ2_MAX_MODULI];
-    double p_hi, p_lo; /* P as a double-double */
+    int m[OZ2_MAX_MODULI];         /* the moduli: 256, 255, 253, 251, 247, ... (descending) */
+    int inv[OZ2_MAX_MODULI];       /* (P / m_l)^-1 mod m_l */
+    uint32_t w[OZ2_MAX_MODULI][4]; /* W_l = round(2^128 / m_l), 32-bit words, lowest first */
+    double p_hi, p_lo;             /* P as a double-double */
     double log2_p;
 } oz2_consts;
 
@@ -99,7 +104,7 @@ int oz2_residue(int64_t v, int m);
 /* t = (c mod m) inv mod m, in [0, m), from the int32 GEMM result c of modulus m */
 int oz2_reduce(int32_t c, int m, int inv);
 /* The integer in (-P/2, P/2) with residues given by t[0..n-1], as a double, computed as the GPU
- * does: frac(sum t_l / m_l) in double-double, times P. */
+ * does: acc[j] = sum_l t_l w_l[j], then oz2_fixed_to_double. */
 double oz2_reconstruct(const oz2_consts *c, const uint8_t *t);
 /* One element as the GPU computes it (one chunk): the emulated 2^-2k C' of a row a (exponent ea)
  * and a column b (exponent eb), K values (K <= oz2_k_chunk); exact (optional): the exact integer
@@ -108,6 +113,31 @@ double oz2_dot(const oz2_consts *c, int k, const double *a, int ea, const double
                double *exact_hi, double *exact_lo);
 /* The bound on |a b - emulated| for one product in units of 2^(ea + eb): 2^(1 - k) */
 double oz2_product_bound(int k);
+
+/* C' from the fixed-point sums acc[j] = sum_l t_l w_l[j] (j = 0..3, each below 2^44): F = sum_j
+ * acc[j] 2^(32 j) mod 2^128, read as a signed fraction F 2^-128 in [-1/2, 1/2), cut exactly into
+ * x1 2^-53 + x2 2^-106 + x3 2^-128 (integers of 53, 53 and 22 bits), then times P. Shared by the
+ * CPU model and oz2_combine, so that both round alike (every fma written out). */
+#ifdef __CUDACC__
+#define OZ2_HOST_DEVICE __host__ __device__
+#else
+#define OZ2_HOST_DEVICE
+#endif
+static inline OZ2_HOST_DEVICE double oz2_fixed_to_double(const uint64_t acc[4], double p_hi,
+                                                         double p_lo)
+{
+    const unsigned __int128 f = (unsigned __int128)acc[0] + ((unsigned __int128)acc[1] << 32) +
+                                ((unsigned __int128)acc[2] << 64) +
+                                ((unsigned __int128)acc[3] << 96);
+    const int64_t top = (int64_t)(uint64_t)(f >> 64); /* the signed upper half */
+    const uint64_t low = (uint64_t)f;
+    const double x1 = (double)(top >> 11); /* floor(top 2^-11): arithmetic shift */
+    const double x2 = (double)(((uint64_t)top & 0x7ff) << 42 | low >> 22);
+    const double x3 = (double)(low & 0x3fffff);
+    const double hi = x1 * 0x1p-53, lo = fma(x2, 0x1p-106, x3 * 0x1p-128);
+    const double p = hi * p_hi, e = fma(hi, p_hi, -p);
+    return p + fma(lo, p_hi, fma(hi, p_lo, e));
+}
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,7 @@
  * reconstruct their value to within the stated rest, the concatenated-diagonal layout that
  * v2_ozaki hands to cuBLAS computes the same integers as the pairwise slice products, and the
  * emulated dot product stays within its bound while a dropped diagonal does not; for scheme II
- * (v5_ozaki2), the moduli and their inverses, the residues, the double-double reconstruction
+ * (v5_ozaki2), the moduli and their inverses, the residues, the fixed-point reconstruction
  * against exact 128-bit integers, the chunk limit, and the emulated dot product. */
 #include "unit.h"
 
@@ -205,7 +205,7 @@ static __int128 product_of_moduli(const oz2_consts *c)
 static int gcd(int a, int b) { return b ? gcd(b, a % b) : a; }
 
 /* the moduli are pairwise coprime, each inverse inverts (P / m_l) mod m_l, 1 / m_l and P are
- * right as double-doubles */
+ * right: W_l = 2^128 / m_l rounded, P as a double-double */
 static int unit_oz2_constants(void)
 {
     for (int n = 2; n <= OZ2_MAX_MODULI; n++) {
@@ -219,8 +219,11 @@ static int unit_oz2_constants(void)
             const int q = (int)((P / c.m[l]) % c.m[l]);
             UNIT_CHECK((long)q * c.inv[l] % c.m[l] == 1, "n=%d: inverse of %d mod %d", n, q,
                        c.m[l]);
-            UNIT_CHECK(fabs(fma(c.rm_hi[l], c.m[l], -1.0) + c.rm_lo[l] * c.m[l]) < 0x1p-100,
-                       "n=%d: 1/%d as a double-double", n, c.m[l]);
+            unsigned __int128 w = 0; /* W m is within m / 2 of 2^128 (it wraps around to near 0) */
+            for (int j = 0; j < 4; j++) w |= (unsigned __int128)c.w[l][j] << (32 * j);
+            const __int128 off = (__int128)(w * (unsigned)c.m[l]); /* W m - 2^128 */
+            UNIT_CHECK(2 * off <= c.m[l] && 2 * off >= -c.m[l], "n=%d: W = 2^128 / %d, off by %d",
+                       n, c.m[l], (int)off);
         }
         const double P_hi = (double)P, P_lo = (double)(P - (__int128)P_hi);
         UNIT_CHECK(c.p_hi == P_hi && fabs(c.p_lo - P_lo) <= 0x1p-50 * fabs(P_lo) + 1,
@@ -251,7 +254,8 @@ static int unit_oz2_residues(void)
     return 0;
 }
 
-/* the double-double reconstruction returns the integer of (-P/2, P/2) the residues describe */
+/* the fixed-point reconstruction returns the integer of (-P/2, P/2) the residues describe, to
+ * within 2^-52 of it and 2^-104 P (ozaki_model.h) */
 static int unit_oz2_reconstruct(void)
 {
     tc_rng rng;
@@ -264,8 +268,8 @@ static int unit_oz2_reconstruct(void)
         for (int i = 0; i < 20000; i++) {
             __int128 x = ((__int128)tc_rng_next_u64(&rng) << 64 | tc_rng_next_u64(&rng));
             if (x < 0) x = -x;
-            /* uniform in |x| <= P/2 (1 - 2^-40), the range oz2_k_chunk keeps C' in (near P/2
-             * the double-double sum cannot tell P/2 - x from x - P/2 any more) */
+            /* uniform in |x| <= P/2 (1 - 2^-40), the range oz2_k_chunk keeps C' in (within 2^11
+             * units of 2^-128 of P/2, the fixed-point sum cannot tell P/2 - x from x - P/2) */
             const __int128 half = P / 2 - 1 - (P >> 41);
             x = x % (2 * half + 1) - half;
             if (i % 3 == 1) x >>= i % 100; /* and smaller ones */
@@ -279,7 +283,7 @@ static int unit_oz2_reconstruct(void)
                 t[l] = (uint8_t)((long)r * c.inv[l] % c.m[l]);
             }
             const double got = oz2_reconstruct(&c, t), want = (double)x;
-            const double tol = 0x1p-52 * fabs(want) + 0x1p-95 * (double)P;
+            const double tol = 0x1p-52 * fabs(want) + 0x1p-104 * (double)P;
             UNIT_CHECK(fabs(got - want) <= tol, "n=%d: got %a, want %a", c.n, got, want);
         }
     }
