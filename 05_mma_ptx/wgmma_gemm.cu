@@ -224,9 +224,6 @@ typedef wg_config<128, 3, 2> V1;
 typedef wg_config<128, 4, 2> V2;
 typedef wg_config<256, 4, 2> V3; /* also v4 */
 typedef wg_config<128, 6, 2> V5; /* fp8: two sets of 64 accumulators, 6 stages of 32 KiB */
-/* an experiment (branch only): three consumer warpgroups, 192 x 128 tiles, 5 stages of 40 KiB,
- * 152 registers per consumer thread: a third stream of wgmma to cover each one's promotion */
-typedef wg_config<128, 5, 3> V5C3;
 constexpr int GROUP_M = 8;
 constexpr int V4_CLUSTER = 2;
 
@@ -330,20 +327,6 @@ extern "C" void wgmma_v5_launch(const tc_gemm_variant *v, const tc_gemm_problem 
         ws_launch<__nv_fp8_e5m2, V5, true, V4_CLUSTER, GROUP_M, true>(p, stream);
     else
         ws_launch<__nv_fp8_e4m3, V5, true, V4_CLUSTER, GROUP_M, true>(p, stream);
-}
-
-extern "C" const char *wgmma_v5c3_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
-{
-    return is_e5m2(v) ? ws_prepare<__nv_fp8_e5m2, V5C3, true, V4_CLUSTER, GROUP_M, true>(p)
-                      : ws_prepare<__nv_fp8_e4m3, V5C3, true, V4_CLUSTER, GROUP_M, true>(p);
-}
-extern "C" void wgmma_v5c3_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
-                                  cudaStream_t stream)
-{
-    if (is_e5m2(v))
-        ws_launch<__nv_fp8_e5m2, V5C3, true, V4_CLUSTER, GROUP_M, true>(p, stream);
-    else
-        ws_launch<__nv_fp8_e4m3, V5C3, true, V4_CLUSTER, GROUP_M, true>(p, stream);
 }
 
 extern "C" void wgmma_release(const tc_gemm_variant *v, tc_gemm_problem *p) { ws_release(p); }

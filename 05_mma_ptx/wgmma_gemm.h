@@ -29,8 +29,6 @@ void wgmma_v4_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStr
 const char *wgmma_v5_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void wgmma_v5_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
 /* an experiment: v5 with three consumer warpgroups (192 x 128 tiles) */
-const char *wgmma_v5c3_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
-void wgmma_v5c3_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
 /* frees what the prepare() of v2..v5 made (the tensor maps and the grid) */
 void wgmma_release(const tc_gemm_variant *v, tc_gemm_problem *p);
 

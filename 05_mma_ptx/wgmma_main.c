@@ -87,11 +87,6 @@ static const tc_gemm_variant variants[] = {
         .description = "v4 for fp8: wgmma m64n128k32 e4m3, 128x128, f32 promotion per k-tile"),
     FP8("v5_fp8_e5m2", "e5m2f32", &wgmma_in_e5m2,
         .description = "the same with e5m2 inputs (compared with cuBLASLt's e4m3)"),
-    {.name = "v5c3_fp8_e4m3", .precision = "e4m3f32", .min_cc = 90, .a_layout = ROW,
-     .b_layout = COL, .c_layout = ROW, .problem = "FP8 GEMM", .baseline = "cublaslt_e4m3f32",
-     .impl = &wgmma_in_e4m3, .mult_k = 16, .align_ab = TMA_ALIGN, .prepare = wgmma_v5c3_prepare,
-     .launch = wgmma_v5c3_launch, .release = wgmma_release,
-     .description = "experiment: v5 with 3 consumer warpgroups, 192x128 tiles"},
 };
 // clang-format on
 
