@@ -70,6 +70,18 @@
  *                 rung: persistence alone and clusters alone were each measured against v3, and
  *                 only the two together beat it at both sizes (NOTES.md, "What paid and what
  *                 did not").
+ *
+ * The FP8 rungs (e4m3 or e5m2 in, f32 out; K a multiple of 16: the TMA's 16-byte rows)
+ *   v5_fp8        v4's pipeline with m64n128k32 FP8 wgmma on 128 x 128 tiles. The tensor cores'
+ *                 running FP8 sum keeps about 14 bits (chapter 08), so each k-tile (128 values of
+ *                 K) goes into a fresh partial sum that the CUDA cores add to the f32 total once
+ *                 the group is complete ("promotion", PROMOTE_TILE): each consumer's wgmma queue
+ *                 runs empty once per k-tile while it waits and adds.
+ *   v6_fp8        The same sums with two partial sums taken in turn (PROMOTE_PAIRS): k-tile j
+ *                 runs on the tensor cores while the CUDA cores add k-tile j-1's, so the queue
+ *                 runs empty once per run of 8 k-tiles. Runs, not one loop, because ptxas
+ *                 serialises every wgmma when a group in flight crosses a loop's back edge and is
+ *                 read after it (promote_pairs_run in common/wgmma_pipeline.cuh).
  */
 #include "wgmma_gemm.h"
 
@@ -223,7 +235,7 @@ __global__ void __launch_bounds__(Cfg::CONSUMERS *WG_THREADS, 1)
 typedef wg_config<128, 3, 2> V1;
 typedef wg_config<128, 4, 2> V2;
 typedef wg_config<256, 4, 2> V3; /* also v4 */
-typedef wg_config<128, 6, 2> V5; /* fp8: two sets of 64 accumulators, 6 stages of 32 KiB */
+typedef wg_config<128, 6, 2> V5; /* fp8: 64 accumulators per set, 6 stages of 32 KiB; also v6 */
 constexpr int GROUP_M = 8;
 constexpr int V4_CLUSTER = 2;
 
@@ -315,18 +327,22 @@ static bool is_e5m2(const tc_gemm_variant *v)
 {
     return *(const wgmma_input *)v->impl == WGMMA_IN_E5M2;
 }
-extern "C" const char *wgmma_v5_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
-{
-    return is_e5m2(v) ? ws_prepare<__nv_fp8_e5m2, V5, true, V4_CLUSTER, GROUP_M, true>(p)
-                      : ws_prepare<__nv_fp8_e4m3, V5, true, V4_CLUSTER, GROUP_M, true>(p);
-}
-extern "C" void wgmma_v5_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
-                                cudaStream_t stream)
-{
-    if (is_e5m2(v))
-        ws_launch<__nv_fp8_e5m2, V5, true, V4_CLUSTER, GROUP_M, true>(p, stream);
-    else
-        ws_launch<__nv_fp8_e4m3, V5, true, V4_CLUSTER, GROUP_M, true>(p, stream);
-}
+#define FP8_HOOKS(vn, PROMOTE)                                                                     \
+    extern "C" const char *wgmma_##vn##_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)      \
+    {                                                                                              \
+        return is_e5m2(v) ? ws_prepare<__nv_fp8_e5m2, V5, true, V4_CLUSTER, GROUP_M, PROMOTE>(p)   \
+                          : ws_prepare<__nv_fp8_e4m3, V5, true, V4_CLUSTER, GROUP_M, PROMOTE>(p);  \
+    }                                                                                              \
+    extern "C" void wgmma_##vn##_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,        \
+                                        cudaStream_t stream)                                       \
+    {                                                                                              \
+        if (is_e5m2(v))                                                                            \
+            ws_launch<__nv_fp8_e5m2, V5, true, V4_CLUSTER, GROUP_M, PROMOTE>(p, stream);           \
+        else                                                                                       \
+            ws_launch<__nv_fp8_e4m3, V5, true, V4_CLUSTER, GROUP_M, PROMOTE>(p, stream);           \
+    }
+FP8_HOOKS(v5, PROMOTE_TILE)
+FP8_HOOKS(v6, PROMOTE_PAIRS)
+#undef FP8_HOOKS
 
 extern "C" void wgmma_release(const tc_gemm_variant *v, tc_gemm_problem *p) { ws_release(p); }

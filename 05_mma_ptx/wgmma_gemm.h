@@ -28,6 +28,8 @@ void wgmma_v4_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStr
 /* v5: fp8 (e4m3 or e5m2), v4's pipeline with 128 x 128 tiles and an f32 promotion per k-tile */
 const char *wgmma_v5_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void wgmma_v5_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
+const char *wgmma_v6_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
+void wgmma_v6_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
 /* an experiment: v5 with three consumer warpgroups (192 x 128 tiles) */
 /* frees what the prepare() of v2..v5 made (the tensor maps and the grid) */
 void wgmma_release(const tc_gemm_variant *v, tc_gemm_problem *p);

@@ -52,8 +52,7 @@ static void *wgmma_chapter_init(const tc_device_info *dev, FILE *info)
 #define FP8(NAME, PRECISION, IMPL, ...)                                                            \
     {.name = NAME, .precision = PRECISION, .min_cc = 90, .a_layout = ROW, .b_layout = COL,        \
      .c_layout = ROW, .problem = "FP8 GEMM", .baseline = "cublaslt_e4m3f32", .impl = IMPL,        \
-     .mult_k = 16, .align_ab = TMA_ALIGN, .prepare = wgmma_v5_prepare, .launch = wgmma_v5_launch, \
-     .release = wgmma_release, __VA_ARGS__}
+     .mult_k = 16, .align_ab = TMA_ALIGN, .release = wgmma_release, __VA_ARGS__}
 #define LADDER(X)                                                                                  \
     X("v1_wgmma",    .prepare = wgmma_v1_prepare, .launch = wgmma_v1_launch,                       \
       .description = "wgmma m64n128k16, 128x128, cp.async 3-stage ring, swizzle by hand"),         \
@@ -83,9 +82,13 @@ static const tc_gemm_variant variants[] = {
      .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, .release = tc_cublas_release,
      .impl = &tc_cublas_e4m3f32,
      .description = "cuBLASLt, fp8 e4m3 in, f32 out (the fp8 baseline; it has no e5m2 x e5m2)"},
-    FP8("v5_fp8_e4m3", "e4m3f32", &wgmma_in_e4m3,
+    FP8("v5_fp8_e4m3", "e4m3f32", &wgmma_in_e4m3, .prepare = wgmma_v5_prepare, .launch = wgmma_v5_launch,
         .description = "v4 for fp8: wgmma m64n128k32 e4m3, 128x128, f32 promotion per k-tile"),
-    FP8("v5_fp8_e5m2", "e5m2f32", &wgmma_in_e5m2,
+    FP8("v5_fp8_e5m2", "e5m2f32", &wgmma_in_e5m2, .prepare = wgmma_v5_prepare, .launch = wgmma_v5_launch,
+        .description = "the same with e5m2 inputs (compared with cuBLASLt's e4m3)"),
+    FP8("v6_fp8_e4m3", "e4m3f32", &wgmma_in_e4m3, .prepare = wgmma_v6_prepare, .launch = wgmma_v6_launch,
+        .description = "v5 with two partial sums in turn: one k-tile on the tensor cores while the last is added"),
+    FP8("v6_fp8_e5m2", "e5m2f32", &wgmma_in_e5m2, .prepare = wgmma_v6_prepare, .launch = wgmma_v6_launch,
         .description = "the same with e5m2 inputs (compared with cuBLASLt's e4m3)"),
 };
 // clang-format on

@@ -23,9 +23,10 @@
  *                    a cluster: B multicast in slices); a consumer warp's release of a stage
  *   gemm_warpspec    warpgroup 0 produces, the others consume; optionally persistent and in
  *                    clusters of CLUSTER_M blocks that share B (chapter 05's README and NOTES.md
- *                    explain every choice); with PROMOTE, each k-tile is summed by the tensor
- *                    cores into a fresh partial sum that the CUDA cores add to the f32 total
- *                    (FP8: the tensor cores' running sum keeps fewer bits than f32)
+ *                    explain every choice); with PROMOTE_TILE or PROMOTE_PAIRS, each k-tile is
+ *                    summed by the tensor cores into a fresh partial sum that the CUDA cores add
+ *                    to the f32 total (FP8: the tensor cores' running sum keeps fewer bits than
+ *                    f32); promote_pairs_run keeps the tensor cores busy while they add
  *   ws_prepare, ws_launch
  *                    the host side: TMA rules, tensor maps, shared-memory opt-in, grid size
  *   wgmma_kernel_unsupported
@@ -200,7 +201,57 @@ __host__ __device__ constexpr int wg_consumer_regs(int consumers)
 }
 constexpr int CONSUMER_REGS = wg_consumer_regs(2); /* 232, the two-consumer kernels' */
 
-template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP_M, bool PROMOTE = false>
+/* How a consumer keeps its f32 total when the tensor cores' running sum keeps fewer bits (FP8):
+ *   PROMOTE_NONE   the tensor cores accumulate the whole K (f16, bf16, tf32)
+ *   PROMOTE_TILE   each k-tile into a fresh partial sum, waited for, then added by the CUDA cores:
+ *                  the consumer's wgmma queue runs empty once per k-tile (v5)
+ *   PROMOTE_PAIRS  the same sums, into two partial sums taken in turn: while the tensor cores
+ *                  run k-tile j into one, the CUDA cores add k-tile j-1's from the other (v6);
+ *                  the same arithmetic for every element as PROMOTE_TILE */
+enum { PROMOTE_NONE = 0, PROMOTE_TILE = 1, PROMOTE_PAIRS = 2 };
+/* PROMOTE_PAIRS works in runs of this many k-tiles, each ending with its last group complete */
+constexpr int PROMOTE_RUN = 8;
+
+/* Adds the partial sum p of a completed group to the total d (round to nearest: CUDA cores) */
+template <int ACC> __device__ __forceinline__ void promote(float (&d)[ACC], float (&p)[ACC])
+{
+    wgmma_fence_operand(p);
+#pragma unroll
+    for (int i = 0; i < ACC; i++) d[i] += p[i];
+}
+
+/* PROMOTE_PAIRS: RUN consecutive k-tiles of one consumer, from ring position it0: k-tile j into
+ * partial sum (j even ? p0 : p1); once it is issued, k-tile j-1's group is waited for, its stage
+ * released and its sum added, so one group runs on the tensor cores while the CUDA cores add.
+ * Why runs: ptxas follows which group a wgmma_wait_group<1> completes only within straight-line
+ * code. Were a group still in flight across a loop's back edge with its registers read in the
+ * next iteration, ptxas would serialise every wgmma of the kernel (warning C7514). So the run is
+ * unrolled, waits for its last group before it returns, and the caller loops over whole runs:
+ * one drained queue per RUN k-tiles instead of one per k-tile. */
+template <class T, class Cfg, int CLUSTER_M, int RUN>
+__device__ __forceinline__ void promote_pairs_run(const ring<Cfg> &r, float (&d)[Cfg::ACC],
+                                                  float (&p0)[Cfg::ACC], float (&p1)[Cfg::ACC],
+                                                  int it0, int cw)
+{
+#pragma unroll
+    for (int j = 0; j < RUN; j++) {
+        const int it = it0 + j, s = it % Cfg::STAGES;
+        mbar_wait(&r.full[s], it / Cfg::STAGES % 2);
+        const uint32_t a = smem_u32(r.a(s)) + cw * WG_M * ROW_BYTES, b = smem_u32(r.b(s));
+        wgmma_k_tile<T, Cfg>(j % 2 == 0 ? p0 : p1, a, b, true);
+        if (j > 0) { /* k-tile j-1 is complete (j runs on): free its stage, add its sum */
+            wgmma_wait_group<1>();
+            release_stage<CLUSTER_M>(&r.empty[(it - 1) % Cfg::STAGES]);
+            promote(d, j % 2 == 0 ? p1 : p0);
+        }
+    }
+    wgmma_wait_group<0>();
+    release_stage<CLUSTER_M>(&r.empty[(it0 + RUN - 1) % Cfg::STAGES]);
+    promote(d, (RUN - 1) % 2 == 0 ? p0 : p1);
+}
+
+template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP_M,
+          int PROMOTE = PROMOTE_NONE>
 __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
     gemm_warpspec(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
                   const __grid_constant__ CUtensorMap map_b, float *__restrict__ C, long ldc,
@@ -213,6 +264,8 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
     static_assert(Cfg::BN % (8 * CLUSTER_M) == 0, "B's slices are whole 8-row swizzle atoms");
     static_assert(!PROMOTE || 2 * Cfg::ACC + 16 <= REGS,
                   "promotion keeps two sets of accumulators in registers");
+    static_assert(PROMOTE != PROMOTE_PAIRS || 3 * Cfg::ACC + 16 <= REGS,
+                  "PROMOTE_PAIRS keeps three sets of accumulators in registers");
     extern __shared__ unsigned char smem_raw[];
     const ring<Cfg> r(align_1024(smem_raw));
     const unsigned rank = CLUSTER_M > 1 ? cluster_ctarank() : 0;
@@ -261,33 +314,44 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
         for (int u = first; u < units; u += step) {
             int m0, n0;
             unit_origin(u, m0, n0);
-            for (int t = 0; t < k_tiles; t++, it++) {
-                const int s = it % Cfg::STAGES;
-                mbar_wait(&r.full[s], it / Cfg::STAGES % 2);
-                const uint32_t a = smem_u32(r.a(s)) + cw * WG_M * ROW_BYTES, b = smem_u32(r.b(s));
-                if constexpr (PROMOTE) {
-                    /* the k-tile into a fresh partial sum; once it is complete (no group may stay
-                     * in flight while its registers are read: ptxas would serialise every
-                     * wgmma), the CUDA cores add it to the f32 total, rounding to nearest */
-                    float part[Cfg::ACC];
-                    wgmma_k_tile<T, Cfg>(part, a, b, true);
+            if constexpr (PROMOTE == PROMOTE_PAIRS) {
+                float p0[Cfg::ACC], p1[Cfg::ACC];
+                int t = 0;
+                for (; t + PROMOTE_RUN <= k_tiles; t += PROMOTE_RUN, it += PROMOTE_RUN)
+                    promote_pairs_run<T, Cfg, CLUSTER_M, PROMOTE_RUN>(r, d, p0, p1, it, cw);
+                for (; t < k_tiles; t++, it++) /* the k-tiles left over: runs of one */
+                    promote_pairs_run<T, Cfg, CLUSTER_M, 1>(r, d, p0, p1, it, cw);
+            } else {
+                for (int t = 0; t < k_tiles; t++, it++) {
+                    const int s = it % Cfg::STAGES;
+                    mbar_wait(&r.full[s], it / Cfg::STAGES % 2);
+                    const uint32_t a = smem_u32(r.a(s)) + cw * WG_M * ROW_BYTES,
+                                   b = smem_u32(r.b(s));
+                    if constexpr (PROMOTE == PROMOTE_TILE) {
+                        /* the k-tile into a fresh partial sum; once it is complete, the CUDA
+                         * cores add it to the f32 total, rounding to nearest */
+                        float part[Cfg::ACC];
+                        wgmma_k_tile<T, Cfg>(part, a, b, true);
+                        wgmma_wait_group<0>();
+                        release_stage<CLUSTER_M>(&r.empty[s]);
+                        promote(d, part);
+                    } else {
+                        wgmma_k_tile<T, Cfg>(d, a, b, t == 0);
+                        wgmma_wait_group<1>(); /* the previous k-tile's group is done */
+                        if (t > 0) release_stage<CLUSTER_M>(&r.empty[(it - 1) % Cfg::STAGES]);
+                    }
+                }
+                if constexpr (PROMOTE == PROMOTE_NONE) {
                     wgmma_wait_group<0>();
-                    release_stage<CLUSTER_M>(&r.empty[s]);
-                    wgmma_fence_operand(part);
-#pragma unroll
-                    for (int i = 0; i < Cfg::ACC; i++) d[i] = t == 0 ? part[i] : d[i] + part[i];
-                } else {
-                    wgmma_k_tile<T, Cfg>(d, a, b, t == 0);
-                    wgmma_wait_group<1>(); /* the previous k-tile's group is done */
-                    if (t > 0) release_stage<CLUSTER_M>(&r.empty[(it - 1) % Cfg::STAGES]);
+                    wgmma_fence_operand(d);
+                    release_stage<CLUSTER_M>(&r.empty[(it - 1) % Cfg::STAGES]);
                 }
             }
-            if constexpr (!PROMOTE) {
-                wgmma_wait_group<0>();
-                wgmma_fence_operand(d);
-                release_stage<CLUSTER_M>(&r.empty[(it - 1) % Cfg::STAGES]);
-            }
             epilogue_direct<Cfg::ACC>(d, C, ldc, m0 + cw * WG_M, n0, M, N, alpha, beta, vec2);
+            if constexpr (PROMOTE != PROMOTE_NONE) { /* the totals start again at 0 */
+#pragma unroll
+                for (int i = 0; i < Cfg::ACC; i++) d[i] = 0.0f;
+            }
         }
     }
     /* with a cluster: no block may exit while its partner can still multicast into its shared
@@ -403,7 +467,7 @@ static unsigned ws_resident_blocks(const void *kernel, unsigned units)
     return CLUSTER_M * (units < resident ? units : resident);
 }
 
-template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP, bool PROMOTE = false>
+template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP, int PROMOTE = PROMOTE_NONE>
 static const char *ws_prepare(tc_gemm_problem *p)
 {
     const void *kernel = (const void *)gemm_warpspec<T, Cfg, PERSISTENT, CLUSTER_M, GROUP, PROMOTE>;
@@ -428,7 +492,7 @@ static const char *ws_prepare(tc_gemm_problem *p)
     return NULL;
 }
 
-template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP, bool PROMOTE = false>
+template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP, int PROMOTE = PROMOTE_NONE>
 static void ws_launch(const tc_gemm_problem *p, cudaStream_t stream)
 {
     const wg_plan *plan = (const wg_plan *)p->plan;
