@@ -305,44 +305,29 @@ extern "C" void wgmma_v2_launch(const tc_gemm_variant *v, const tc_gemm_problem 
         launch_v2<__half>(p, stream);
 }
 
-#define WS_HOOKS(vn, PERSISTENT, CLUSTER_M, GROUP)                                                 \
-    extern "C" const char *wgmma_##vn##_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)      \
-    {                                                                                              \
-        return is_bf16(v) ? ws_prepare<__nv_bfloat16, V3, PERSISTENT, CLUSTER_M, GROUP>(p)         \
-                          : ws_prepare<__half, V3, PERSISTENT, CLUSTER_M, GROUP>(p);               \
-    }                                                                                              \
-    extern "C" void wgmma_##vn##_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,        \
-                                        cudaStream_t stream)                                       \
-    {                                                                                              \
-        if (is_bf16(v))                                                                            \
-            ws_launch<__nv_bfloat16, V3, PERSISTENT, CLUSTER_M, GROUP>(p, stream);                 \
-        else                                                                                       \
-            ws_launch<__half, V3, PERSISTENT, CLUSTER_M, GROUP>(p, stream);                        \
-    }
-WS_HOOKS(v3, false, 1, GROUP_M)
-WS_HOOKS(v4, true, V4_CLUSTER, GROUP_M)
-#undef WS_HOOKS
-
 static bool is_e5m2(const tc_gemm_variant *v)
 {
     return *(const wgmma_input *)v->impl == WGMMA_IN_E5M2;
 }
-#define FP8_HOOKS(vn, PROMOTE)                                                                     \
+/* prepare() and launch() of a gemm_warpspec rung: input type T1 when IS_T1(v), else T0 */
+#define WS_HOOKS(vn, T0, T1, IS_T1, CFG, PERSISTENT, CLUSTER_M, PROMOTE)                           \
     extern "C" const char *wgmma_##vn##_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)      \
     {                                                                                              \
-        return is_e5m2(v) ? ws_prepare<__nv_fp8_e5m2, V5, true, V4_CLUSTER, GROUP_M, PROMOTE>(p)   \
-                          : ws_prepare<__nv_fp8_e4m3, V5, true, V4_CLUSTER, GROUP_M, PROMOTE>(p);  \
+        return IS_T1(v) ? ws_prepare<T1, CFG, PERSISTENT, CLUSTER_M, GROUP_M, PROMOTE>(p)          \
+                        : ws_prepare<T0, CFG, PERSISTENT, CLUSTER_M, GROUP_M, PROMOTE>(p);         \
     }                                                                                              \
     extern "C" void wgmma_##vn##_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,        \
                                         cudaStream_t stream)                                       \
     {                                                                                              \
-        if (is_e5m2(v))                                                                            \
-            ws_launch<__nv_fp8_e5m2, V5, true, V4_CLUSTER, GROUP_M, PROMOTE>(p, stream);           \
+        if (IS_T1(v))                                                                              \
+            ws_launch<T1, CFG, PERSISTENT, CLUSTER_M, GROUP_M, PROMOTE>(p, stream);                \
         else                                                                                       \
-            ws_launch<__nv_fp8_e4m3, V5, true, V4_CLUSTER, GROUP_M, PROMOTE>(p, stream);           \
+            ws_launch<T0, CFG, PERSISTENT, CLUSTER_M, GROUP_M, PROMOTE>(p, stream);                \
     }
-FP8_HOOKS(v5, PROMOTE_TILE)
-FP8_HOOKS(v6, PROMOTE_PAIRS)
-#undef FP8_HOOKS
+WS_HOOKS(v3, __half, __nv_bfloat16, is_bf16, V3, false, 1, PROMOTE_NONE)
+WS_HOOKS(v4, __half, __nv_bfloat16, is_bf16, V3, true, V4_CLUSTER, PROMOTE_NONE)
+WS_HOOKS(v5, __nv_fp8_e4m3, __nv_fp8_e5m2, is_e5m2, V5, true, V4_CLUSTER, PROMOTE_TILE)
+WS_HOOKS(v6, __nv_fp8_e4m3, __nv_fp8_e5m2, is_e5m2, V5, true, V4_CLUSTER, PROMOTE_PAIRS)
+#undef WS_HOOKS
 
 extern "C" void wgmma_release(const tc_gemm_variant *v, tc_gemm_problem *p) { ws_release(p); }
