@@ -30,8 +30,15 @@ const char *wgmma_v5_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void wgmma_v5_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
 const char *wgmma_v6_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void wgmma_v6_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
-/* an experiment: v5 with three consumer warpgroups (192 x 128 tiles) */
-/* frees what the prepare() of v2..v5 made (the tensor maps and the grid) */
+/* v7: f16/bf16, v4 with a stream-K last round */
+const char *wgmma_v7_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
+void wgmma_v7_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
+/* v8, v9: fp8, v6 on 128- or 144-wide tiles; v9 stores C through shared memory */
+const char *wgmma_v8_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
+void wgmma_v8_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
+const char *wgmma_v9_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
+void wgmma_v9_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
+/* frees what the prepare() of v2..v9 made (the tensor maps, the grid, stream-K's memory) */
 void wgmma_release(const tc_gemm_variant *v, tc_gemm_problem *p);
 
 #ifdef __cplusplus

@@ -64,7 +64,10 @@ static void *wgmma_chapter_init(const tc_device_info *dev, FILE *info)
       .description = "128x256, producer warpgroup + 2 consumers (m64n256k16), setmaxnreg"),        \
     X("v4_cluster",  .mult_k = 8, .align_ab = TMA_ALIGN, .prepare = wgmma_v4_prepare, .launch = wgmma_v4_launch,          \
       .release = wgmma_release,                                                                    \
-      .description = "v3 persistent (a block per SM walks tiles), clusters of 2, B multicast")
+      .description = "v3 persistent (a block per SM walks tiles), clusters of 2, B multicast"),        \
+    X("v7_streamk",  .mult_k = 8, .align_ab = TMA_ALIGN, .prepare = wgmma_v7_prepare, .launch = wgmma_v7_launch,          \
+      .release = wgmma_release,                                                                    \
+      .description = "v4 with the last round's k-tiles shared evenly by all clusters (stream-K)")
 
 static const tc_gemm_variant variants[] = {
     CUBLAS(.name = "cublas_f16f32",  .precision = "f16f32",  .problem = "FP16 GEMM",
@@ -89,6 +92,14 @@ static const tc_gemm_variant variants[] = {
     FP8("v6_fp8_e4m3", "e4m3f32", &wgmma_in_e4m3, .prepare = wgmma_v6_prepare, .launch = wgmma_v6_launch,
         .description = "v5 with two partial sums in turn: one k-tile on the tensor cores while the last is added"),
     FP8("v6_fp8_e5m2", "e5m2f32", &wgmma_in_e5m2, .prepare = wgmma_v6_prepare, .launch = wgmma_v6_launch,
+        .description = "the same with e5m2 inputs (compared with cuBLASLt's e4m3)"),
+    FP8("v8_fp8_e4m3", "e4m3f32", &wgmma_in_e4m3, .prepare = wgmma_v8_prepare, .launch = wgmma_v8_launch,
+        .description = "v6 on 128x144 tiles (m64n144k32) where they fill the last round better, else 128x128"),
+    FP8("v8_fp8_e5m2", "e5m2f32", &wgmma_in_e5m2, .prepare = wgmma_v8_prepare, .launch = wgmma_v8_launch,
+        .description = "the same with e5m2 inputs (compared with cuBLASLt's e4m3)"),
+    FP8("v9_fp8_e4m3", "e4m3f32", &wgmma_in_e4m3, .prepare = wgmma_v9_prepare, .launch = wgmma_v9_launch,
+        .description = "v8 with C staged in shared memory, copied out while the next tile runs"),
+    FP8("v9_fp8_e5m2", "e5m2f32", &wgmma_in_e5m2, .prepare = wgmma_v9_prepare, .launch = wgmma_v9_launch,
         .description = "the same with e5m2 inputs (compared with cuBLASLt's e4m3)"),
 };
 // clang-format on

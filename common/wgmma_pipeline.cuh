@@ -17,6 +17,8 @@
  * What is here
  *   wg_config        the tile, the ring's stages and the shared-memory budget of one kernel
  *   epilogue_direct  C from the accumulator registers (float2 pairs, guarded)
+ *   epilogue_staged  C through shared memory, one bulk copy per row that runs on while the
+ *                    tensor cores start the next tile (configurations with C_COLS > 0)
  *   wgmma_k_tile     the four wgmma of one k-tile, fenced and committed as one group
  *   ring, issue_k_tile, release_stage
  *                    the stages with their full/empty mbarriers; the producer's TMA copies (with
@@ -26,7 +28,8 @@
  *                    explain every choice); with PROMOTE_TILE or PROMOTE_PAIRS, each k-tile is
  *                    summed by the tensor cores into a fresh partial sum that the CUDA cores add
  *                    to the f32 total (FP8: the tensor cores' running sum keeps fewer bits than
- *                    f32); promote_pairs_run keeps the tensor cores busy while they add
+ *                    f32); promote_pairs_run keeps the tensor cores busy while they add; with
+ *                    STREAMK, the persistent grid's last round is split by k-tiles (stream_k.h)
  *   ws_prepare, ws_launch
  *                    the host side: TMA rules, tensor maps, shared-memory opt-in, grid size
  *   wgmma_kernel_unsupported
@@ -43,6 +46,7 @@
 #define TC_WGMMA_PIPELINE_CUH
 
 #include "gemm_tiles.cuh"
+#include "stream_k.h"
 #include "tma_map.h"
 #include "wgmma_ptx.cuh"
 
@@ -66,20 +70,33 @@ template <class T> __host__ __device__ constexpr int wg_bk() { return ROW_BYTES 
  * The configuration of a kernel: CONSUMERS warpgroups compute a (64 CONSUMERS) x BN tile of C;
  * STAGES k-tiles of A and B live in shared memory at once, followed by the mbarriers.
  * ============================================================================================== */
-template <int BN_, int STAGES_, int CONSUMERS_> struct wg_config {
+template <int BN_, int STAGES_, int CONSUMERS_, int C_COLS_ = 0> struct wg_config {
     static constexpr int BN = BN_, STAGES = STAGES_, CONSUMERS = CONSUMERS_;
     static constexpr int BM = WG_M * CONSUMERS;
     static constexpr int ACC = BN / 2; /* f32 accumulators per thread */
     static constexpr int A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES;
     static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+    /* C_COLS > 0: the epilogue stages C_COLS columns of each consumer's 64 rows of C at a time in
+     * shared memory (epilogue_staged); rows C_PITCH floats apart, 8 or 24 banks on from the row
+     * before (8 or 16 more than C_COLS), so that the 4 rows of a half-warp's float2 stores fall
+     * on 4 different groups of 8 banks */
+    static constexpr int C_COLS = C_COLS_, C_PITCH = C_COLS + ((C_COLS + 8) % 16 ? 8 : 16);
+    static constexpr int C_BYTES = C_COLS ? CONSUMERS * WG_M * C_PITCH * 4 : 0;
     static constexpr int BARRIER_BYTES = 2 * STAGES * 8; /* a full and an empty one per stage */
     /* 1024 of slack: the dynamic shared memory is aligned to 1024 bytes by hand */
-    static constexpr size_t SMEM_BYTES = (size_t)STAGES * STAGE_BYTES + BARRIER_BYTES + 1024;
+    static constexpr size_t SMEM_BYTES =
+        (size_t)STAGES * STAGE_BYTES + C_BYTES + BARRIER_BYTES + 1024;
+    static_assert(C_COLS == 0 || (BN % (C_COLS ? C_COLS : 1) == 0 && C_COLS % 8 == 0),
+                  "the staged epilogue takes whole 8-column groups of the tile at a time");
+    static_assert(C_PITCH % 32 == 8 || C_PITCH % 32 == 24, "staging rows on distinct banks");
 
-    static_assert(BN == 128 || BN == 256, "wgmma_op is instantiated for n128 and n256");
+    static_assert(BN == 128 || BN == 144 || BN == 256,
+                  "wgmma_op is instantiated for n128 and n256 (and n144 for FP8)");
     static_assert(A_BYTES % 1024 == 0 && B_BYTES % 1024 == 0,
                   "every tile starts at a swizzle atom (8 rows x 128 bytes)");
     static_assert(STAGES >= 2, "a ring needs two stages");
+    static_assert(SMEM_BYTES <= 227 * 1024,
+                  "the ring and the staging memory fit the 227 KiB of shared memory a block gets");
 };
 
 /* The 128-byte swizzle wants each tile at a multiple of 1024 bytes; dynamic shared memory is
@@ -105,6 +122,47 @@ __device__ __forceinline__ void epilogue_direct(const float (&d)[ACC], float *__
     for (int i = 0; i < ACC; i += 2)
         store_pair(C, ldc, row0 + 16 * warp + g + 8 * (i / 2 % 2), col0 + 8 * (i / 4) + 2 * t, M, N,
                    d[i], d[i + 1], alpha, beta, vec2);
+}
+
+/* bar.sync id, threads: a barrier for some warps only (0 is __syncthreads's) */
+static __device__ __forceinline__ void named_bar_sync(int id, int threads)
+{
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+/* Epilogue through shared memory (Cfg::C_COLS > 0; beta == 0, C's rows 16-byte aligned, N a
+ * multiple of 4): for each C_COLS columns, the warpgroup writes alpha d into its rows of staging
+ * memory, then 64 threads each give one row to the copy engine (bulk_store) and the warpgroup
+ * goes on: the copies to global memory run while the tensor cores work on the next tile. A
+ * staging buffer is written again only after its previous copies have read it (bulk_wait_read).
+ * Named barrier 2 + cw: this warpgroup's 128 threads. */
+template <class Cfg>
+__device__ __forceinline__ void epilogue_staged(const float (&d)[Cfg::ACC], float *stage,
+                                                float *__restrict__ C, long ldc, int row0, int col0,
+                                                int M, int N, float alpha, int cw)
+{
+    const int wt = threadIdx.x % WG_THREADS, warp = wt / 32, lane = wt % 32, g = lane / 4,
+              t = lane % 4;
+#pragma unroll
+    for (int c0 = 0; c0 < Cfg::BN; c0 += Cfg::C_COLS) {
+        if (wt < WG_M) bulk_wait_read<0>();
+        named_bar_sync(2 + cw, WG_THREADS);
+#pragma unroll
+        for (int i = 0; i < Cfg::ACC; i += 2) {
+            const int col = 8 * (i / 4) + 2 * t;
+            if (col < c0 || col >= c0 + Cfg::C_COLS) continue; /* resolved at compile time */
+            *(float2 *)&stage[(16 * warp + g + 8 * (i / 2 % 2)) * Cfg::C_PITCH + col - c0] =
+                make_float2(alpha * d[i], alpha * d[i + 1]);
+        }
+        fence_proxy_async(); /* the generic-proxy stores, seen by the copy engine */
+        named_bar_sync(2 + cw, WG_THREADS);
+        const int cols = N - (col0 + c0) < Cfg::C_COLS ? N - (col0 + c0) : Cfg::C_COLS;
+        if (wt < WG_M && row0 + wt < M && cols > 0) {
+            bulk_store(C + (size_t)(row0 + wt) * ldc + col0 + c0, stage + wt * Cfg::C_PITCH,
+                       (unsigned)cols * 4u);
+            bulk_commit();
+        }
+    }
 }
 
 /* The 4 wgmma of one k-tile for one consumer warpgroup: a, b = shared-memory addresses of its 64
@@ -133,12 +191,18 @@ template <class Cfg> struct ring {
     unsigned char *smem;
     uint64_t *full, *empty;
     __device__ __forceinline__ explicit ring(unsigned char *aligned)
-        : smem(aligned), full((uint64_t *)(aligned + Cfg::STAGES * Cfg::STAGE_BYTES)),
+        : smem(aligned),
+          full((uint64_t *)(aligned + Cfg::STAGES * Cfg::STAGE_BYTES + Cfg::C_BYTES)),
           empty(full + Cfg::STAGES)
     {
     }
     __device__ __forceinline__ unsigned char *a(int s) const { return smem + s * Cfg::STAGE_BYTES; }
     __device__ __forceinline__ unsigned char *b(int s) const { return a(s) + Cfg::A_BYTES; }
+    /* the staged epilogue's rows of consumer cw (C_COLS > 0) */
+    __device__ __forceinline__ float *c(int cw) const
+    {
+        return (float *)(smem + Cfg::STAGES * Cfg::STAGE_BYTES) + cw * WG_M * Cfg::C_PITCH;
+    }
     /* thread 0, before any use (then a barrier, or a cluster barrier) */
     __device__ __forceinline__ void init(unsigned empty_arrivals) const
     {
@@ -250,12 +314,35 @@ __device__ __forceinline__ void promote_pairs_run(const ring<Cfg> &r, float (&d)
     promote(d, (RUN - 1) % 2 == 0 ? p0 : p1);
 }
 
+/* ---- Stream-K for the last round (STREAMK): common/stream_k.h has the split of the work; a
+ * partial segment's sums go to the block's slot of a workspace, then a flag (= the launch's
+ * epoch) says so; a finisher waits for the flags of the clusters that hold its unit's earlier
+ * k-tiles, adds their slots in cluster order (the same order every run) and stores C. Waits only
+ * go to lower clusters, all resident (a persistent grid), so they end. */
+static __device__ __forceinline__ int ld_acquire_gpu(const int *p)
+{
+    int v;
+    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+static __device__ __forceinline__ void st_release_gpu(int *p, int v)
+{
+    asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+/* a consumer thread's accumulators in workspace slot `slot`: value i of consumer thread j at
+ * [slot][i][j], so that each store and load of a warp is one contiguous 128 bytes */
+template <class Cfg>
+static __device__ __forceinline__ float *sk_slot(float *ws, int slot, int consumer_thread)
+{
+    return ws + (size_t)slot * Cfg::ACC * Cfg::CONSUMERS * WG_THREADS + consumer_thread;
+}
+
 template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP_M,
-          int PROMOTE = PROMOTE_NONE>
+          int PROMOTE = PROMOTE_NONE, bool STREAMK = false>
 __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
     gemm_warpspec(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
                   const __grid_constant__ CUtensorMap map_b, float *__restrict__ C, long ldc,
-                  float alpha, float beta, bool vec2)
+                  float alpha, float beta, bool vec2, float *__restrict__ ws, int *flags, int epoch)
 {
 #if TC_SM90A
     constexpr int REGS = wg_consumer_regs(Cfg::CONSUMERS);
@@ -266,6 +353,9 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
                   "promotion keeps two sets of accumulators in registers");
     static_assert(PROMOTE != PROMOTE_PAIRS || 3 * Cfg::ACC + 16 <= REGS,
                   "PROMOTE_PAIRS keeps three sets of accumulators in registers");
+    static_assert(!STREAMK || PERSISTENT, "stream-K shares the last round of a persistent grid");
+    static_assert(!STREAMK || PROMOTE == PROMOTE_NONE,
+                  "stream-K is built for the f16/bf16 path: its next segment's wgmma overwrite d");
     extern __shared__ unsigned char smem_raw[];
     const ring<Cfg> r(align_1024(smem_raw));
     const unsigned rank = CLUSTER_M > 1 ? cluster_ctarank() : 0;
@@ -277,9 +367,9 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
 
     const int tiles_m = (M + Cfg::BM - 1) / Cfg::BM, tiles_n = (N + Cfg::BN - 1) / Cfg::BN;
     const int units_m = (tiles_m + CLUSTER_M - 1) / CLUSTER_M, units = units_m * tiles_n;
-    const int first = blockIdx.x / CLUSTER_M;
-    const int step = PERSISTENT ? gridDim.x / CLUSTER_M : units;
     const int k_tiles = (K + wg_bk<T>() - 1) / wg_bk<T>();
+    const tc_sk_work w = tc_sk_make(units, PERSISTENT ? (int)gridDim.x / CLUSTER_M : units,
+                                    blockIdx.x / CLUSTER_M, k_tiles, STREAMK);
     const int wg = threadIdx.x / WG_THREADS;
     /* the origin of this block's tile in unit u: the same for producer and consumers */
     const auto unit_origin = [&](int u, int &m0, int &n0) {
@@ -291,11 +381,11 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
     if (wg == 0) {
         setmaxnreg_dec<PRODUCER_REGS>();
         if (threadIdx.x == 0) {
-            int it = 0;
-            for (int u = first; u < units; u += step) {
+            int it = 0, u, t0, t1;
+            for (int seg = 0; tc_sk_segment(&w, seg, &u, &t0, &t1); seg++) {
                 int m0, n0;
                 unit_origin(u, m0, n0);
-                for (int t = 0; t < k_tiles; t++, it++) {
+                for (int t = t0; t < t1; t++, it++) {
                     const int s = it % Cfg::STAGES;
                     /* the use-th fill of stage s waits for the consumers' release of fill use-1 */
                     if (it >= Cfg::STAGES) mbar_wait(&r.empty[s], (it / Cfg::STAGES - 1) % 2);
@@ -307,22 +397,24 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
     } else {
         setmaxnreg_inc<REGS>();
         const int cw = wg - 1; /* this consumer's 64 rows of the tile */
+        /* the staged epilogue's conditions (else the direct one) */
+        const bool staged = beta == 0.0f && ldc % 4 == 0 && N % 4 == 0 && (uintptr_t)C % 16 == 0;
         float d[Cfg::ACC];
 #pragma unroll
         for (int i = 0; i < Cfg::ACC; i++) d[i] = 0.0f;
-        int it = 0;
-        for (int u = first; u < units; u += step) {
+        int it = 0, u, t0, t1;
+        for (int seg = 0; tc_sk_segment(&w, seg, &u, &t0, &t1); seg++) {
             int m0, n0;
             unit_origin(u, m0, n0);
             if constexpr (PROMOTE == PROMOTE_PAIRS) {
                 float p0[Cfg::ACC], p1[Cfg::ACC];
-                int t = 0;
-                for (; t + PROMOTE_RUN <= k_tiles; t += PROMOTE_RUN, it += PROMOTE_RUN)
+                int t = t0;
+                for (; t + PROMOTE_RUN <= t1; t += PROMOTE_RUN, it += PROMOTE_RUN)
                     promote_pairs_run<T, Cfg, CLUSTER_M, PROMOTE_RUN>(r, d, p0, p1, it, cw);
-                for (; t < k_tiles; t++, it++) /* the k-tiles left over: runs of one */
+                for (; t < t1; t++, it++) /* the k-tiles left over: runs of one */
                     promote_pairs_run<T, Cfg, CLUSTER_M, 1>(r, d, p0, p1, it, cw);
             } else {
-                for (int t = 0; t < k_tiles; t++, it++) {
+                for (int t = t0; t < t1; t++, it++) {
                     const int s = it % Cfg::STAGES;
                     mbar_wait(&r.full[s], it / Cfg::STAGES % 2);
                     const uint32_t a = smem_u32(r.a(s)) + cw * WG_M * ROW_BYTES,
@@ -336,9 +428,9 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
                         release_stage<CLUSTER_M>(&r.empty[s]);
                         promote(d, part);
                     } else {
-                        wgmma_k_tile<T, Cfg>(d, a, b, t == 0);
+                        wgmma_k_tile<T, Cfg>(d, a, b, t == t0);
                         wgmma_wait_group<1>(); /* the previous k-tile's group is done */
-                        if (t > 0) release_stage<CLUSTER_M>(&r.empty[(it - 1) % Cfg::STAGES]);
+                        if (t > t0) release_stage<CLUSTER_M>(&r.empty[(it - 1) % Cfg::STAGES]);
                     }
                 }
                 if constexpr (PROMOTE == PROMOTE_NONE) {
@@ -347,13 +439,43 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
                     release_stage<CLUSTER_M>(&r.empty[(it - 1) % Cfg::STAGES]);
                 }
             }
-            epilogue_direct<Cfg::ACC>(d, C, ldc, m0 + cw * WG_M, n0, M, N, alpha, beta, vec2);
+            if constexpr (STREAMK) {
+                const int consumer_thread = threadIdx.x - WG_THREADS;
+                constexpr int CONSUMER_THREADS = Cfg::CONSUMERS * WG_THREADS;
+                if (t1 < k_tiles) { /* a partial segment (this cluster's first stream-K one) */
+                    float *slot = sk_slot<Cfg>(ws, blockIdx.x, consumer_thread);
+#pragma unroll
+                    for (int i = 0; i < Cfg::ACC; i++) slot[(size_t)i * CONSUMER_THREADS] = d[i];
+                    __threadfence();
+                    named_bar_sync(1, CONSUMER_THREADS);
+                    if (consumer_thread == 0) st_release_gpu(&flags[blockIdx.x], epoch);
+                    continue;
+                }
+                if (t0 > 0) { /* the finisher of a split unit: add the earlier clusters' sums */
+                    for (int c = tc_sk_first_partial(&w, u); c < w.cid; c++) {
+                        const int from = c * CLUSTER_M + (int)rank;
+                        if (consumer_thread == 0)
+                            while (ld_acquire_gpu(&flags[from]) != epoch) __nanosleep(32);
+                        named_bar_sync(1, CONSUMER_THREADS);
+                        const float *slot = sk_slot<Cfg>(ws, from, consumer_thread);
+#pragma unroll
+                        for (int i = 0; i < Cfg::ACC; i++)
+                            d[i] += slot[(size_t)i * CONSUMER_THREADS];
+                    }
+                }
+            }
+            if (Cfg::C_COLS && staged)
+                epilogue_staged<Cfg>(d, r.c(cw), C, ldc, m0 + cw * WG_M, n0, M, N, alpha, cw);
+            else
+                epilogue_direct<Cfg::ACC>(d, C, ldc, m0 + cw * WG_M, n0, M, N, alpha, beta, vec2);
             if constexpr (PROMOTE != PROMOTE_NONE) { /* the totals start again at 0 */
 #pragma unroll
                 for (int i = 0; i < Cfg::ACC; i++) d[i] = 0.0f;
             }
         }
     }
+    /* the staged epilogue's last copies read this block's shared memory: done before it exits */
+    if (Cfg::C_COLS) bulk_wait<0>();
     /* with a cluster: no block may exit while its partner can still multicast into its shared
      * memory or arrive on its barriers */
     if (CLUSTER_M > 1) cluster_sync();
@@ -390,6 +512,10 @@ static inline bool wg_c_vec2(const tc_gemm_problem *p)
 typedef struct {
     CUtensorMap map_a, map_b;
     unsigned grid;
+    float *ws;  /* stream-K: a slot of BM x BN sums per block (NULL without) */
+    int *flags; /* stream-K: a flag per block, = epoch once its slot is written */
+    int epoch;  /* stream-K: launches so far; a launch's flags are its epoch */
+    int kernel; /* which of its kernels a variant's prepare() chose (0 when it has one) */
 } wg_plan;
 
 /* NULL, or why the TMA cannot read A or B (a TC_GEMM_SKIP message: the problem is valid) */
@@ -467,10 +593,12 @@ static unsigned ws_resident_blocks(const void *kernel, unsigned units)
     return CLUSTER_M * (units < resident ? units : resident);
 }
 
-template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP, int PROMOTE = PROMOTE_NONE>
+template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP, int PROMOTE = PROMOTE_NONE,
+          bool STREAMK = false>
 static const char *ws_prepare(tc_gemm_problem *p)
 {
-    const void *kernel = (const void *)gemm_warpspec<T, Cfg, PERSISTENT, CLUSTER_M, GROUP, PROMOTE>;
+    const void *kernel =
+        (const void *)gemm_warpspec<T, Cfg, PERSISTENT, CLUSTER_M, GROUP, PROMOTE, STREAMK>;
     const char *why = wgmma_kernel_unsupported(kernel);
     if (why) return why;
     why = wg_tma_unsupported<T>(p);
@@ -489,23 +617,36 @@ static const char *ws_prepare(tc_gemm_problem *p)
     if (!plan) return "out of host memory";
     plan->grid = grid;
     p->plan = plan;
+    if (STREAMK) {
+        TC_CUDA_CHECK(cudaMalloc(&plan->ws, (size_t)grid * Cfg::BM * Cfg::BN * sizeof(float)));
+        TC_CUDA_CHECK(cudaMalloc(&plan->flags, grid * sizeof(int)));
+        TC_CUDA_CHECK(cudaMemset(plan->flags, 0, grid * sizeof(int)));
+        /* the launches go to the caller's stream, which may not wait for the legacy one */
+        TC_CUDA_CHECK(cudaDeviceSynchronize());
+    }
     return NULL;
 }
 
-template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP, int PROMOTE = PROMOTE_NONE>
+template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP, int PROMOTE = PROMOTE_NONE,
+          bool STREAMK = false>
 static void ws_launch(const tc_gemm_problem *p, cudaStream_t stream)
 {
-    const wg_plan *plan = (const wg_plan *)p->plan;
+    wg_plan *plan = (wg_plan *)p->plan;
+    const int epoch = STREAMK ? ++plan->epoch : 0; /* a new value for every launch's flags */
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t cfg = ws_launch_config<Cfg>(plan->grid, CLUSTER_M, &attr, stream);
     TC_CUDA_CHECK(cudaLaunchKernelEx(
-        &cfg, gemm_warpspec<T, Cfg, PERSISTENT, CLUSTER_M, GROUP, PROMOTE>, p->M, p->N, p->K,
-        plan->map_a, plan->map_b, (float *)p->d_c, p->ldc, p->alpha, p->beta, wg_c_vec2(p)));
+        &cfg, gemm_warpspec<T, Cfg, PERSISTENT, CLUSTER_M, GROUP, PROMOTE, STREAMK>, p->M, p->N,
+        p->K, plan->map_a, plan->map_b, (float *)p->d_c, p->ldc, p->alpha, p->beta, wg_c_vec2(p),
+        plan->ws, plan->flags, epoch));
 }
 
 /* The plan of ws_prepare (and of any prepare that stores a malloc'ed plan) */
 static inline void ws_release(tc_gemm_problem *p)
 {
+    wg_plan *plan = (wg_plan *)p->plan;
+    if (plan && plan->ws) TC_CUDA_CHECK(cudaFree(plan->ws));
+    if (plan && plan->flags) TC_CUDA_CHECK(cudaFree(plan->flags));
     free(p->plan);
     p->plan = NULL;
 }

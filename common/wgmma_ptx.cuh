@@ -18,6 +18,9 @@
  *   tma_load_2d, tma_load_2d_multicast
  *                            cp.async.bulk.tensor.2d.shared::cluster.global.tile
  *                            .mbarrier::complete_tx::bytes [.multicast::cluster]
+ *   bulk_store, bulk_commit, bulk_wait_read<N>, bulk_wait<N>
+ *                            cp.async.bulk.global.shared::cta.bulk_group; commit_group;
+ *                            wait_group[.read] N
  *   fence_proxy_async        fence.proxy.async.shared::cta
  *   fence_mbarrier_init      fence.mbarrier_init.release.cluster
  *   setmaxnreg_inc<R>, setmaxnreg_dec<R>
@@ -185,6 +188,13 @@ template <int R> static __device__ __forceinline__ void wgmma_fence_operand(floa
     "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
     "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
 
+#define WGMMA_D_REGS_72 \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+    "%64, %65, %66, %67, %68, %69, %70, %71"
+
 #define WGMMA_D_REGS_128 \
     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
@@ -204,6 +214,17 @@ template <int R> static __device__ __forceinline__ void wgmma_fence_operand(floa
     "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
     "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
     "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+
+#define WGMMA_D_OPERANDS_72(d) \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+    "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+    "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+    "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+    "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+    "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+    "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+    "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71])
 
 #define WGMMA_D_OPERANDS_128(d) \
     "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
@@ -257,6 +278,8 @@ WGMMA_DEFINE(wgmma_m64n256k16_f32_bf16, 256, 16, 128, "bf16", 128, 129, 130, __n
 WGMMA_DEFINE(wgmma_m64n128k8_f32_tf32, 128, 8, 64, "tf32", 64, 65, 66, float, "1, 1")
 WGMMA_DEFINE(wgmma_m64n256k8_f32_tf32, 256, 8, 128, "tf32", 128, 129, 130, float, "1, 1")
 WGMMA_DEFINE(wgmma_m64n128k32_f32_e4m3, 128, 32, 64, "e4m3", 64, 65, 66, __nv_fp8_e4m3, "1, 1")
+WGMMA_DEFINE(wgmma_m64n144k32_f32_e4m3, 144, 32, 72, "e4m3", 72, 73, 74, __nv_fp8_e4m3, "1, 1")
+WGMMA_DEFINE(wgmma_m64n144k32_f32_e5m2, 144, 32, 72, "e5m2", 72, 73, 74, __nv_fp8_e5m2, "1, 1")
 WGMMA_DEFINE(wgmma_m64n256k32_f32_e4m3, 256, 32, 128, "e4m3", 128, 129, 130, __nv_fp8_e4m3, "1, 1")
 WGMMA_DEFINE(wgmma_m64n128k32_f32_e5m2, 128, 32, 64, "e5m2", 64, 65, 66, __nv_fp8_e5m2, "1, 1")
 WGMMA_DEFINE(wgmma_m64n256k32_f32_e5m2, 256, 32, 128, "e5m2", 128, 129, 130, __nv_fp8_e5m2, "1, 1")
@@ -338,6 +361,30 @@ static __device__ __forceinline__ void tma_load_2d_multicast(void *dst, const CU
                  ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(smem_u32(dst)),
                  "l"((uint64_t)map), "r"(smem_u32(bar)), "r"(x), "r"(y), "h"(cta_mask)
                  : "memory");
+}
+
+/* ---- bulk copies out of shared memory ------------------------------------------------------------
+ * One thread copies `bytes` (a multiple of 16; both addresses 16-byte aligned) from shared to
+ * global memory with the copy engine; the copies a thread issued since its last commit form one
+ * group. wait_read<N>: at most N of this thread's groups may still be reading shared memory (the
+ * source may then be overwritten); wait<N>: the same for whole groups, writes included. */
+static __device__ __forceinline__ void bulk_store(void *dst, const void *src, unsigned bytes)
+{
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n" ::"l"(dst),
+                 "r"(smem_u32(src)), "r"(bytes)
+                 : "memory");
+}
+static __device__ __forceinline__ void bulk_commit()
+{
+    asm volatile("cp.async.bulk.commit_group;\n");
+}
+template <int N> static __device__ __forceinline__ void bulk_wait_read()
+{
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+template <int N> static __device__ __forceinline__ void bulk_wait()
+{
+    asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
 /* ---- fences -------------------------------------------------------------------------------------
