@@ -88,8 +88,8 @@
  *                 144 is the widest whose three sets of accumulators fit the 232 registers.
  *   v9_fp8        v8 with C through shared memory (epilogue_staged): each consumer writes its
  *                 64 rows there, 64 threads hand one row each to the copy engine, and the tensor
- *                 cores start the next tile while the copies write C. The f32 tile of 72 or 64
- *                 KiB leaves room for 4 stages instead of 6.
+ *                 cores start the next tile while the copies write C. The staging (76 or 68
+ *                 KiB: the f32 tile, rows padded by 8 floats) leaves room for 4 stages, not 6.
  *
  * The f16/bf16 stream-K rung
  *   v7_streamk    v4 whose last round is shared by k-tiles: a persistent grid of c clusters
