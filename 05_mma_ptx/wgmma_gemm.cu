@@ -364,9 +364,7 @@ static const char *fp8_width_cost(const tc_gemm_problem *p, unsigned long *cost)
     const char *why = wgmma_kernel_unsupported(kernel);
     if (!why) why = allow_smem(kernel, Cfg::SMEM_BYTES);
     if (why) return why;
-    const unsigned tiles_m = (unsigned)((p->M + Cfg::BM - 1) / Cfg::BM);
-    const unsigned units =
-        (tiles_m + V4_CLUSTER - 1) / V4_CLUSTER * (unsigned)((p->N + Cfg::BN - 1) / Cfg::BN);
+    const unsigned units = ws_units<Cfg, V4_CLUSTER>(p);
     const unsigned clusters = ws_resident_blocks<Cfg, V4_CLUSTER>(kernel, ~0u) / V4_CLUSTER;
     *cost = clusters ? (unsigned long)((units + clusters - 1) / clusters) * Cfg::BN : ~0ul;
     return NULL;

@@ -577,6 +577,13 @@ static cudaLaunchConfig_t ws_launch_config(unsigned grid, int cluster, cudaLaunc
     return cfg;
 }
 
+/* The units of work of gemm_warpspec: one tile of C, or a column of CLUSTER_M tiles */
+template <class Cfg, int CLUSTER_M> static unsigned ws_units(const tc_gemm_problem *p)
+{
+    const unsigned tiles_m = (unsigned)((p->M + Cfg::BM - 1) / Cfg::BM);
+    return (tiles_m + CLUSTER_M - 1) / CLUSTER_M * (unsigned)((p->N + Cfg::BN - 1) / Cfg::BN);
+}
+
 /* The number of blocks of a persistent kernel: as many clusters of CLUSTER_M blocks as fit on the
  * GPU at once (one block per SM), at most `units`; 0 when not even one fits. */
 template <class Cfg, int CLUSTER_M>
@@ -605,11 +612,8 @@ static const char *ws_prepare(tc_gemm_problem *p)
     if (why) return why;
     why = allow_smem(kernel, Cfg::SMEM_BYTES);
     if (why) return why;
-    /* units: one tile, or a column of CLUSTER_M tiles; persistent: as many blocks (clusters) as
-     * fit on the GPU at once, one per SM */
-    const unsigned tiles_m = (unsigned)((p->M + Cfg::BM - 1) / Cfg::BM);
-    const unsigned units =
-        (tiles_m + CLUSTER_M - 1) / CLUSTER_M * (unsigned)((p->N + Cfg::BN - 1) / Cfg::BN);
+    /* persistent: as many blocks (clusters) as fit on the GPU at once, one per SM */
+    const unsigned units = ws_units<Cfg, CLUSTER_M>(p);
     const unsigned grid =
         PERSISTENT ? ws_resident_blocks<Cfg, CLUSTER_M>(kernel, units) : CLUSTER_M * units;
     if (grid == 0) return TC_GEMM_SKIP "no block (cluster) of this kernel fits on this GPU";
