@@ -16,7 +16,8 @@
  *
  * What is here
  *   wg_config        the tile, the ring's stages and the shared-memory budget of one kernel
- *   epilogue_direct  C from the accumulator registers (float2 pairs, guarded)
+ *   epilogue_direct  C from the accumulator registers (float2 pairs): a block wholly inside C
+ *                    without a guard per pair (epilogue_whole), any other one guarded
  *   epilogue_staged  C through shared memory, one bulk copy per row that runs on while the
  *                    tensor cores start the next tile (configurations with C_COLS > 0)
  *   wgmma_k_tile     the four wgmma of one k-tile, fenced and committed as one group
@@ -112,16 +113,51 @@ static __device__ __forceinline__ unsigned char *align_1024(unsigned char *p)
  * (wgmma_ptx.cuh): pairs (d[i], d[i+1]) are neighbours, one float2 each. Four lanes of a row
  * cover 32 contiguous bytes, one whole sector.
  * ============================================================================================== */
+/* Whether a warpgroup's 64 x (2 ACC) block of C at (row0, col0) can be stored by
+ * epilogue_whole: inside C, float2 pairs, C not read */
 template <int ACC>
-__device__ __forceinline__ void epilogue_direct(const float (&d)[ACC], float *__restrict__ C,
-                                                long ldc, int row0, int col0, int M, int N,
-                                                float alpha, float beta, bool vec2)
+__device__ __forceinline__ bool epilogue_whole_fits(int row0, int col0, int M, int N, float beta,
+                                                    bool vec2)
+{
+    return vec2 && beta == 0.0f && row0 + WG_M <= M && col0 + ACC * 2 <= N;
+}
+/* The same stores without a guard per pair: one base address, the pairs' offsets constants but
+ * for the 8 rows down (8 ldc). d is scaled by alpha in place (no second set of registers, which
+ * the compiler would otherwise fill all at once before the stores) */
+template <int ACC>
+__device__ __forceinline__ void epilogue_whole(float (&d)[ACC], float *__restrict__ C, long ldc,
+                                               int row0, int col0, float alpha)
+{
+    const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    float *p = C + (size_t)(row0 + 16 * warp + g) * ldc + col0 + 2 * t;
+    const size_t down8 = (size_t)8 * ldc;
+#pragma unroll
+    for (int i = 0; i < ACC; i += 2) {
+        d[i] *= alpha, d[i + 1] *= alpha;
+        *(float2 *)(p + (i / 2 % 2 ? down8 : 0) + 8 * (i / 4)) = make_float2(d[i], d[i + 1]);
+    }
+}
+/* Every pair guarded (store_pair): any position, alpha and beta */
+template <int ACC>
+__device__ __forceinline__ void epilogue_guarded(const float (&d)[ACC], float *__restrict__ C,
+                                                 long ldc, int row0, int col0, int M, int N,
+                                                 float alpha, float beta, bool vec2)
 {
     const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 #pragma unroll
     for (int i = 0; i < ACC; i += 2)
         store_pair(C, ldc, row0 + 16 * warp + g + 8 * (i / 2 % 2), col0 + 8 * (i / 4) + 2 * t, M, N,
                    d[i], d[i + 1], alpha, beta, vec2);
+}
+template <int ACC>
+__device__ __forceinline__ void epilogue_direct(float (&d)[ACC], float *__restrict__ C, long ldc,
+                                                int row0, int col0, int M, int N, float alpha,
+                                                float beta, bool vec2)
+{
+    if (epilogue_whole_fits<ACC>(row0, col0, M, N, beta, vec2))
+        epilogue_whole<ACC>(d, C, ldc, row0, col0, alpha);
+    else
+        epilogue_guarded<ACC>(d, C, ldc, row0, col0, M, N, alpha, beta, vec2);
 }
 
 /* bar.sync id, threads: a barrier for some warps only (0 is __syncthreads's) */
