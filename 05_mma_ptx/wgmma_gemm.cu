@@ -79,7 +79,7 @@
  *                 runs empty once per k-tile while it waits and adds.
  *   v6_fp8        The same sums with two partial sums taken in turn (PROMOTE_PAIRS): k-tile j
  *                 runs on the tensor cores while the CUDA cores add k-tile j-1's, so the queue
- *                 runs empty once per run of 8 k-tiles. Runs, not one loop, because ptxas
+ *                 runs empty once per run of 32 k-tiles. Runs, not one loop, because ptxas
  *                 serialises every wgmma when a group in flight crosses a loop's back edge and is
  *                 read after it (promote_pairs_run in common/wgmma_pipeline.cuh).
  *   v8_fp8        v6 on 128 x 144 tiles (m64n144k32, 3 x 72 accumulators) or 128 x 128 ones,
@@ -99,6 +99,18 @@
  *                 raises a flag (release); the cluster that finishes the unit waits for the
  *                 flags (acquire), adds the slots in cluster order (the same sums every run) and
  *                 stores C.
+ *
+ * The TMA-store rungs (C leaves through the copy engine; beta != 0 or a C whose rows the TMA
+ * cannot address, ldc % 4 != 0 or an unaligned base, keep the direct epilogue)
+ *   v10_tmastore  v4 whose consumers write C in boxes of 64 rows x 32 floats to shared memory
+ *                 (the 128-byte swizzle, two buffers per consumer, 32 KiB beside the 4 stages)
+ *                 and hand each box to cp.async.bulk.tensor (epilogue_tma): the copy engine
+ *                 clips at C's edges, so no thread guards a store, and the consumer goes on to
+ *                 the next box, then the next tile, while the boxes drain. Unlike v9's staging
+ *                 it holds two boxes, not the tile, so no stage is given up.
+ *   v11_tmastore_sk  v7 (stream-K) with the same epilogue.
+ *   v12_fp8       v8 with it, the 6 stages kept: 64 x 32 boxes on 128-wide tiles, 64 x 16 boxes
+ *                 (the 64-byte swizzle) on 144-wide ones.
  */
 #include "wgmma_gemm.h"
 
@@ -257,6 +269,13 @@ typedef wg_config<144, 6, 2> V8; /* fp8: 72 accumulators per set, 6 stages of 34
 /* v9: the staging memory of C (68 and 76 KiB) leaves room for 4 stages */
 typedef wg_config<128, 4, 2, 128> V9N;
 typedef wg_config<144, 4, 2, 144> V9W;
+/* v10, v11: v4 and v7 with C out through TMA stores, two 64 x 32 boxes per consumer (32 KiB
+ * beside the 4 stages) */
+typedef wg_config<256, 4, 2, 0, 32> V10;
+/* v12: v8 (fp8) with it, the 6 stages kept: 64 x 32 boxes on 128-wide tiles, 64 x 16
+ * on 144-wide ones (16 and 32 KiB) */
+typedef wg_config<128, 6, 2, 0, 32> V12N;
+typedef wg_config<144, 6, 2, 0, 16> V12W;
 constexpr int GROUP_M = 8;
 constexpr int V4_CLUSTER = 2;
 
@@ -351,6 +370,8 @@ WS_HOOKS(v4, __half, __nv_bfloat16, is_bf16, V3, true, V4_CLUSTER, PROMOTE_NONE,
 WS_HOOKS(v5, __nv_fp8_e4m3, __nv_fp8_e5m2, is_e5m2, V5, true, V4_CLUSTER, PROMOTE_TILE, false)
 WS_HOOKS(v6, __nv_fp8_e4m3, __nv_fp8_e5m2, is_e5m2, V5, true, V4_CLUSTER, PROMOTE_PAIRS, false)
 WS_HOOKS(v7, __half, __nv_bfloat16, is_bf16, V3, true, V4_CLUSTER, PROMOTE_NONE, true)
+WS_HOOKS(v10, __half, __nv_bfloat16, is_bf16, V10, true, V4_CLUSTER, PROMOTE_NONE, false)
+WS_HOOKS(v11, __half, __nv_bfloat16, is_bf16, V10, true, V4_CLUSTER, PROMOTE_NONE, true)
 #undef WS_HOOKS
 
 /* v8 and v9: v6's kernel on 128- or 144-wide tiles (configurations Narrow and Wide), whichever
@@ -406,6 +427,7 @@ static void fp8_width_launch(const tc_gemm_problem *p, cudaStream_t stream)
     }
 FP8_WIDTH_HOOKS(v8, V5, V8)
 FP8_WIDTH_HOOKS(v9, V9N, V9W)
+FP8_WIDTH_HOOKS(v12, V12N, V12W)
 #undef FP8_WIDTH_HOOKS
 
 extern "C" void wgmma_release(const tc_gemm_variant *v, tc_gemm_problem *p) { ws_release(p); }

@@ -38,7 +38,14 @@ const char *wgmma_v8_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void wgmma_v8_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
 const char *wgmma_v9_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void wgmma_v9_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
-/* frees what the prepare() of v2..v9 made (the tensor maps, the grid, stream-K's memory) */
+/* v10, v11 (f16/bf16): v4 and v7 with C out through TMA stores; v12 (fp8): v8 with them */
+const char *wgmma_v10_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
+void wgmma_v10_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
+const char *wgmma_v11_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
+void wgmma_v11_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
+const char *wgmma_v12_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
+void wgmma_v12_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
+/* frees what the prepare() of v2..v12 made (the tensor maps, the grid, stream-K's memory) */
 void wgmma_release(const tc_gemm_variant *v, tc_gemm_problem *p);
 
 #ifdef __cplusplus

@@ -67,7 +67,13 @@ static void *wgmma_chapter_init(const tc_device_info *dev, FILE *info)
       .description = "v3 persistent (a block per SM walks tiles), clusters of 2, B multicast"),        \
     X("v7_streamk",  .mult_k = 8, .align_ab = TMA_ALIGN, .prepare = wgmma_v7_prepare, .launch = wgmma_v7_launch,          \
       .release = wgmma_release,                                                                    \
-      .description = "v4 with the last round's k-tiles shared evenly by all clusters (stream-K)")
+      .description = "v4 with the last round's k-tiles shared evenly by all clusters (stream-K)"),  \
+    X("v10_tmastore", .mult_k = 8, .align_ab = TMA_ALIGN, .prepare = wgmma_v10_prepare, .launch = wgmma_v10_launch,        \
+      .release = wgmma_release,                                                                    \
+      .description = "v4 with C out through TMA stores of 64x32 boxes, two buffers per consumer"), \
+    X("v11_tmastore_sk", .mult_k = 8, .align_ab = TMA_ALIGN, .prepare = wgmma_v11_prepare, .launch = wgmma_v11_launch,        \
+      .release = wgmma_release,                                                                    \
+      .description = "v7 (stream-K) with the TMA-store epilogue")
 
 static const tc_gemm_variant variants[] = {
     CUBLAS(.name = "cublas_f16f32",  .precision = "f16f32",  .problem = "FP16 GEMM",
@@ -100,6 +106,10 @@ static const tc_gemm_variant variants[] = {
     FP8("v9_fp8_e4m3", "e4m3f32", &wgmma_in_e4m3, .prepare = wgmma_v9_prepare, .launch = wgmma_v9_launch,
         .description = "v8 with C staged in shared memory, copied out while the next tile runs"),
     FP8("v9_fp8_e5m2", "e5m2f32", &wgmma_in_e5m2, .prepare = wgmma_v9_prepare, .launch = wgmma_v9_launch,
+        .description = "the same with e5m2 inputs (compared with cuBLASLt's e4m3)"),
+    FP8("v12_fp8_e4m3", "e4m3f32", &wgmma_in_e4m3, .prepare = wgmma_v12_prepare, .launch = wgmma_v12_launch,
+        .description = "v8 with the TMA-store epilogue, 6 stages kept"),
+    FP8("v12_fp8_e5m2", "e5m2f32", &wgmma_in_e5m2, .prepare = wgmma_v12_prepare, .launch = wgmma_v12_launch,
         .description = "the same with e5m2 inputs (compared with cuBLASLt's e4m3)"),
 };
 // clang-format on

@@ -70,31 +70,40 @@ static inline PFN_cuTensorMapEncodeTiled_v12000 tma_encode_function(void)
     return fn;
 }
 
-/* The map of a rows x K matrix of elements of `type` (FLOAT16, BFLOAT16, or FLOAT32 for tf32), K
- * contiguous, leading dimension ld: boxes of 128 bytes (one swizzle row: 64 16-bit or 32 f32
- * values) along k by box_rows rows, written to shared memory in the 128-byte swizzle that
- * wgmma_desc_sw128 describes (wgmma_ptx.cuh). */
-static inline CUtensorMap tma_map_kmajor(const void *base, CUtensorMapDataType type, long rows,
-                                         long K, long ld, int box_rows)
+/* The map of a rows x cols matrix of elements of `type`, cols contiguous, leading dimension ld,
+ * in boxes of box_cols x box_rows whose rows (box_cols elements: 64 or 128 bytes) are swizzled
+ * in shared memory with the swizzle of their width (64- or 128-byte). */
+static inline CUtensorMap tma_map_box(const void *base, CUtensorMapDataType type, long rows,
+                                      long cols, long ld, int box_cols, int box_rows)
 {
     CUtensorMap map;
     const int bytes = tma_elem_bytes(type);
-    const cuuint64_t dims[2] = {(cuuint64_t)K, (cuuint64_t)rows}; /* innermost first */
-    const cuuint64_t strides[1] = {(cuuint64_t)ld * bytes};       /* bytes, of dims 1.. */
-    const cuuint32_t box[2] = {(cuuint32_t)(128 / bytes), (cuuint32_t)box_rows};
+    const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows}; /* innermost first */
+    const cuuint64_t strides[1] = {(cuuint64_t)ld * bytes};          /* bytes, of dims 1.. */
+    const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
     const cuuint32_t element_strides[2] = {1, 1};
     CUresult r = tma_encode_function()(
         &map, type, 2, (void *)base, dims, strides, box, element_strides,
-        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+        CU_TENSOR_MAP_INTERLEAVE_NONE,
+        box_cols * bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_128B,
         CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {
         char detail[128];
         snprintf(detail, sizeof detail, "CUresult %d for %ld x %ld, ld %ld, box %d x %d", (int)r,
-                 rows, K, ld, 128 / bytes, box_rows);
+                 rows, cols, ld, box_cols, box_rows);
         tc_check_fail(__FILE__, __LINE__, "CUDA driver", "cuTensorMapEncodeTiled", "failed",
                       detail);
     }
     return map;
+}
+
+/* The map of a rows x K operand (FLOAT16, BFLOAT16, FLOAT32 for tf32, or UINT8 for fp8), K
+ * contiguous: boxes of 128 bytes (one swizzle row: 64 16-bit, 32 f32 or 128 fp8 values) along k
+ * by box_rows rows, in the 128-byte swizzle that wgmma_desc_sw128 describes (wgmma_ptx.cuh). */
+static inline CUtensorMap tma_map_kmajor(const void *base, CUtensorMapDataType type, long rows,
+                                         long K, long ld, int box_rows)
+{
+    return tma_map_box(base, type, rows, K, ld, 128 / tma_elem_bytes(type), box_rows);
 }
 
 /* Zeroed host memory for a structure that holds CUtensorMaps: their type is 64-byte aligned,

@@ -32,7 +32,7 @@ template <int WORDS_, int BN_, int STAGES_> struct mw_config {
     static constexpr int A_TILE = BM * ROW_BYTES, B_TILE = BN * ROW_BYTES;
     static constexpr int A_BYTES = WORDS * A_TILE, B_BYTES = WORDS * B_TILE;
     static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
-    static constexpr int C_BYTES = 0; /* no staged epilogue (the ring's layout) */
+    static constexpr int C_BYTES = 0, C_TMA_BYTES = 0; /* no staged epilogue (the ring's layout) */
     static constexpr int BARRIER_BYTES = 2 * STAGES * 8;
     static constexpr size_t SMEM_BYTES = (size_t)STAGES * STAGE_BYTES + BARRIER_BYTES + 1024;
     static_assert(BN == 128 || BN == 256, "wgmma_op is instantiated for n128 and n256");

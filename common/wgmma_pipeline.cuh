@@ -20,6 +20,8 @@
  *                    without a guard per pair (epilogue_whole), any other one guarded
  *   epilogue_staged  C through shared memory, one bulk copy per row that runs on while the
  *                    tensor cores start the next tile (configurations with C_COLS > 0)
+ *   epilogue_tma     C through two 64 x 32 buffers per consumer and TMA stores
+ *                    (configurations with C_TMA_COLS > 0)
  *   wgmma_k_tile     the four wgmma of one k-tile, fenced and committed as one group
  *   ring, issue_k_tile, release_stage
  *                    the stages with their full/empty mbarriers; the producer's TMA copies (with
@@ -71,7 +73,8 @@ template <class T> __host__ __device__ constexpr int wg_bk() { return ROW_BYTES 
  * The configuration of a kernel: CONSUMERS warpgroups compute a (64 CONSUMERS) x BN tile of C;
  * STAGES k-tiles of A and B live in shared memory at once, followed by the mbarriers.
  * ============================================================================================== */
-template <int BN_, int STAGES_, int CONSUMERS_, int C_COLS_ = 0> struct wg_config {
+template <int BN_, int STAGES_, int CONSUMERS_, int C_COLS_ = 0, int C_TMA_COLS_ = 0>
+struct wg_config {
     static constexpr int BN = BN_, STAGES = STAGES_, CONSUMERS = CONSUMERS_;
     static constexpr int BM = WG_M * CONSUMERS;
     static constexpr int ACC = BN / 2; /* f32 accumulators per thread */
@@ -83,10 +86,20 @@ template <int BN_, int STAGES_, int CONSUMERS_, int C_COLS_ = 0> struct wg_confi
      * on 4 different groups of 8 banks */
     static constexpr int C_COLS = C_COLS_, C_PITCH = C_COLS + ((C_COLS + 8) % 16 ? 8 : 16);
     static constexpr int C_BYTES = C_COLS ? CONSUMERS * WG_M * C_PITCH * 4 : 0;
+    /* C_TMA_COLS > 0: the epilogue stores C as boxes of 64 rows x C_TMA_COLS columns
+     * (32 or 16 floats: rows of 128 or 64 bytes) with TMA stores, each consumer through two such
+     * buffers in turn (epilogue_tma), written in the swizzle of that width */
+    static constexpr int C_TMA_COLS = C_TMA_COLS_;
+    static constexpr int C_TMA_BYTES = C_TMA_COLS ? CONSUMERS * 2 * WG_M * C_TMA_COLS * 4 : 0;
+    static_assert(C_TMA_COLS == 0 || C_TMA_COLS == 32 || C_TMA_COLS == 16,
+                  "a TMA-store box row is one 128- or 64-byte swizzle row");
+    static_assert(C_TMA_COLS == 0 || C_COLS == 0, "one staged epilogue at a time");
+    static_assert(C_TMA_COLS == 0 || BN % (C_TMA_COLS ? C_TMA_COLS : 1) == 0,
+                  "the TMA-store epilogue takes whole boxes of the tile");
     static constexpr int BARRIER_BYTES = 2 * STAGES * 8; /* a full and an empty one per stage */
     /* 1024 of slack: the dynamic shared memory is aligned to 1024 bytes by hand */
     static constexpr size_t SMEM_BYTES =
-        (size_t)STAGES * STAGE_BYTES + C_BYTES + BARRIER_BYTES + 1024;
+        (size_t)STAGES * STAGE_BYTES + C_BYTES + C_TMA_BYTES + BARRIER_BYTES + 1024;
     static_assert(C_COLS == 0 || (BN % (C_COLS ? C_COLS : 1) == 0 && C_COLS % 8 == 0),
                   "the staged epilogue takes whole 8-column groups of the tile at a time");
     static_assert(C_PITCH % 32 == 8 || C_PITCH % 32 == 24, "staging rows on distinct banks");
@@ -201,6 +214,46 @@ __device__ __forceinline__ void epilogue_staged(const float (&d)[Cfg::ACC], floa
     }
 }
 
+/* Epilogue through TMA stores (Cfg::C_TMA_COLS > 0; beta == 0, C 16-byte aligned, ldc
+ * a multiple of 4: the tensor map of C exists): the warpgroup's 64 rows go out in boxes of 64 x
+ * C_TMA_COLS floats. For each box, thread 0 waits until the buffer's previous box has been read by
+ * the copy engine (at most one other of its copies still reading), the warpgroup writes alpha d
+ * into the buffer in the swizzle of the row width (byte address bits 4.. XOR bits 7..: 16-byte
+ * chunk j of row r at j ^ (r % 8) for 128-byte rows, j ^ (r / 2 % 4) for 64-byte ones), fences, and
+ * thread 0 issues the TMA store; the copies run on while the next box is written and while the
+ * tensor cores start the next tile. The copy engine clips the boxes at C's edges. `turn` counts
+ * this consumer's boxes (its parity picks the buffer) across tiles. Named barrier 2 + cw. */
+template <class Cfg>
+__device__ __forceinline__ void epilogue_tma(const float (&d)[Cfg::ACC], unsigned char *bufs,
+                                             const CUtensorMap *map_c, int row0, int col0, int M,
+                                             int N, float alpha, int cw, int &turn)
+{
+    const int wt = threadIdx.x % WG_THREADS, warp = wt / 32, lane = wt % 32, g = lane / 4,
+              t = lane % 4;
+    constexpr int COLS = Cfg::C_TMA_COLS;
+#pragma unroll
+    for (int c0 = 0; c0 < Cfg::BN; c0 += COLS, turn++) {
+        unsigned char *buf = bufs + turn % 2 * (WG_M * COLS * 4);
+        if (wt == 0) bulk_wait_read<1>();
+        named_bar_sync(2 + cw, WG_THREADS);
+#pragma unroll
+        for (int i = 0; i < Cfg::ACC; i += 2) {
+            const int col = 8 * (i / 4) + 2 * t;
+            if (col < c0 || col >= c0 + COLS) continue; /* resolved at compile time */
+            const int row = 16 * warp + g + 8 * (i / 2 % 2), at = row * COLS * 4 + (col - c0) * 4;
+            *(float2 *)(buf + (at ^ (((at >> 7) & (COLS * 4 / 16 - 1)) << 4))) =
+                make_float2(alpha * d[i], alpha * d[i + 1]);
+        }
+        fence_proxy_async(); /* the generic-proxy stores, seen by the copy engine */
+        named_bar_sync(2 + cw, WG_THREADS);
+        if (wt == 0) { /* a group per box, empty for a box wholly outside C: the wait above
+                        * counts boxes */
+            if (row0 < M && col0 + c0 < N) tma_store_2d(map_c, buf, col0 + c0, row0);
+            bulk_commit();
+        }
+    }
+}
+
 /* The 4 wgmma of one k-tile for one consumer warpgroup: a, b = shared-memory addresses of its 64
  * rows of A and of the BN rows of B; k-step kk starts 32 kk bytes into the rows (k = 16 values of
  * 16 bits, or k = 8 tf32 values). first: the first
@@ -227,8 +280,8 @@ template <class Cfg> struct ring {
     unsigned char *smem;
     uint64_t *full, *empty;
     __device__ __forceinline__ explicit ring(unsigned char *aligned)
-        : smem(aligned),
-          full((uint64_t *)(aligned + Cfg::STAGES * Cfg::STAGE_BYTES + Cfg::C_BYTES)),
+        : smem(aligned), full((uint64_t *)(aligned + Cfg::STAGES * Cfg::STAGE_BYTES + Cfg::C_BYTES +
+                                           Cfg::C_TMA_BYTES)),
           empty(full + Cfg::STAGES)
     {
     }
@@ -238,6 +291,11 @@ template <class Cfg> struct ring {
     __device__ __forceinline__ float *c(int cw) const
     {
         return (float *)(smem + Cfg::STAGES * Cfg::STAGE_BYTES) + cw * WG_M * Cfg::C_PITCH;
+    }
+    /* the TMA-store epilogue's two buffers of consumer cw, one after the other (C_TMA_COLS > 0) */
+    __device__ __forceinline__ unsigned char *c_tma(int cw) const
+    {
+        return smem + Cfg::STAGES * Cfg::STAGE_BYTES + 2 * cw * WG_M * Cfg::C_TMA_COLS * 4;
     }
     /* thread 0, before any use (then a barrier, or a cluster barrier) */
     __device__ __forceinline__ void init(unsigned empty_arrivals) const
@@ -309,8 +367,10 @@ constexpr int CONSUMER_REGS = wg_consumer_regs(2); /* 232, the two-consumer kern
  *                  run k-tile j into one, the CUDA cores add k-tile j-1's from the other (v6);
  *                  the same arithmetic for every element as PROMOTE_TILE */
 enum { PROMOTE_NONE = 0, PROMOTE_TILE = 1, PROMOTE_PAIRS = 2 };
-/* PROMOTE_PAIRS works in runs of this many k-tiles, each ending with its last group complete */
-constexpr int PROMOTE_RUN = 8;
+/* PROMOTE_PAIRS works in unrolled runs of PROMOTE_RUN k-tiles, each ending with its last group
+ * complete (one drained wgmma queue per run); the k-tiles left over in runs of PROMOTE_RUN_REST,
+ * then of one */
+constexpr int PROMOTE_RUN = 32, PROMOTE_RUN_REST = 8;
 
 /* Adds the partial sum p of a completed group to the total d (round to nearest: CUDA cores) */
 template <int ACC> __device__ __forceinline__ void promote(float (&d)[ACC], float (&p)[ACC])
@@ -378,7 +438,8 @@ template <class T, class Cfg, bool PERSISTENT, int CLUSTER_M, int GROUP_M,
 __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
     gemm_warpspec(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
                   const __grid_constant__ CUtensorMap map_b, float *__restrict__ C, long ldc,
-                  float alpha, float beta, bool vec2, float *__restrict__ ws, int *flags, int epoch)
+                  float alpha, float beta, bool vec2, float *__restrict__ ws, int *flags, int epoch,
+                  const __grid_constant__ CUtensorMap map_c, bool c_tma)
 {
 #if TC_SM90A
     constexpr int REGS = wg_consumer_regs(Cfg::CONSUMERS);
@@ -435,6 +496,7 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
         const int cw = wg - 1; /* this consumer's 64 rows of the tile */
         /* the staged epilogue's conditions (else the direct one) */
         const bool staged = beta == 0.0f && ldc % 4 == 0 && N % 4 == 0 && (uintptr_t)C % 16 == 0;
+        int turn = 0; /* epilogue_tma's boxes so far */
         float d[Cfg::ACC];
 #pragma unroll
         for (int i = 0; i < Cfg::ACC; i++) d[i] = 0.0f;
@@ -447,7 +509,9 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
                 int t = t0;
                 for (; t + PROMOTE_RUN <= t1; t += PROMOTE_RUN, it += PROMOTE_RUN)
                     promote_pairs_run<T, Cfg, CLUSTER_M, PROMOTE_RUN>(r, d, p0, p1, it, cw);
-                for (; t < t1; t++, it++) /* the k-tiles left over: runs of one */
+                for (; t + PROMOTE_RUN_REST <= t1; t += PROMOTE_RUN_REST, it += PROMOTE_RUN_REST)
+                    promote_pairs_run<T, Cfg, CLUSTER_M, PROMOTE_RUN_REST>(r, d, p0, p1, it, cw);
+                for (; t < t1; t++, it++) /* the last few: runs of one */
                     promote_pairs_run<T, Cfg, CLUSTER_M, 1>(r, d, p0, p1, it, cw);
             } else {
                 for (int t = t0; t < t1; t++, it++) {
@@ -502,6 +566,9 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
             }
             if (Cfg::C_COLS && staged)
                 epilogue_staged<Cfg>(d, r.c(cw), C, ldc, m0 + cw * WG_M, n0, M, N, alpha, cw);
+            else if (Cfg::C_TMA_COLS && c_tma) /* map_c exists and beta == 0 (ws_launch) */
+                epilogue_tma<Cfg>(d, r.c_tma(cw), &map_c, m0 + cw * WG_M, n0, M, N, alpha, cw,
+                                  turn);
             else
                 epilogue_direct<Cfg::ACC>(d, C, ldc, m0 + cw * WG_M, n0, M, N, alpha, beta, vec2);
             if constexpr (PROMOTE != PROMOTE_NONE) { /* the totals start again at 0 */
@@ -511,7 +578,7 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
         }
     }
     /* the staged epilogue's last copies read this block's shared memory: done before it exits */
-    if (Cfg::C_COLS) bulk_wait<0>();
+    if (Cfg::C_COLS || Cfg::C_TMA_COLS) bulk_wait<0>();
     /* with a cluster: no block may exit while its partner can still multicast into its shared
      * memory or arrive on its barriers */
     if (CLUSTER_M > 1) cluster_sync();
@@ -547,12 +614,21 @@ static inline bool wg_c_vec2(const tc_gemm_problem *p)
 /* What prepare() works out once and launch() uses: the tensor maps and the grid. */
 typedef struct {
     CUtensorMap map_a, map_b;
+    CUtensorMap map_c; /* C in boxes of 64 x C_TMA_COLS floats, for the TMA-store epilogue */
+    int has_map_c;     /* whether map_c was made */
     unsigned grid;
     float *ws;  /* stream-K: a slot of BM x BN sums per block (NULL without) */
     int *flags; /* stream-K: a flag per block, = epoch once its slot is written */
     int epoch;  /* stream-K: launches so far; a launch's flags are its epoch */
     int kernel; /* which of its kernels a variant's prepare() chose (0 when it has one) */
 } wg_plan;
+
+/* Whether the TMA can write C (its 16-byte rules): then ws_prepare makes map_c, and ws_launch
+ * lets the kernel use it when beta == 0 */
+static inline bool wg_c_tma(const tc_gemm_problem *p)
+{
+    return (uintptr_t)p->d_c % 16 == 0 && p->ldc % 4 == 0;
+}
 
 /* NULL, or why the TMA cannot read A or B (a TC_GEMM_SKIP message: the problem is valid) */
 template <class T> static const char *wg_tma_unsupported(const tc_gemm_problem *p)
@@ -655,6 +731,11 @@ static const char *ws_prepare(tc_gemm_problem *p)
     if (grid == 0) return TC_GEMM_SKIP "no block (cluster) of this kernel fits on this GPU";
     wg_plan *plan = wg_make_plan<T>(p, Cfg::BM, Cfg::BN / CLUSTER_M);
     if (!plan) return "out of host memory";
+    if (Cfg::C_TMA_COLS && wg_c_tma(p)) {
+        plan->map_c = tma_map_box(p->d_c, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, p->M, p->N, p->ldc,
+                                  Cfg::C_TMA_COLS, WG_M);
+        plan->has_map_c = 1;
+    }
     plan->grid = grid;
     p->plan = plan;
     if (STREAMK) {
@@ -678,7 +759,7 @@ static void ws_launch(const tc_gemm_problem *p, cudaStream_t stream)
     TC_CUDA_CHECK(cudaLaunchKernelEx(
         &cfg, gemm_warpspec<T, Cfg, PERSISTENT, CLUSTER_M, GROUP, PROMOTE, STREAMK>, p->M, p->N,
         p->K, plan->map_a, plan->map_b, (float *)p->d_c, p->ldc, p->alpha, p->beta, wg_c_vec2(p),
-        plan->ws, plan->flags, epoch));
+        plan->ws, plan->flags, epoch, plan->map_c, plan->has_map_c && p->beta == 0.0f));
 }
 
 /* The plan of ws_prepare (and of any prepare that stores a malloc'ed plan) */

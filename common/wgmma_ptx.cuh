@@ -352,6 +352,19 @@ static __device__ __forceinline__ void tma_load_2d_multicast(void *dst, const CU
                  : "memory");
 }
 
+/* The reverse: the box at (x, y) of the tensor of *map written from src (1024-byte aligned, in
+ * the map's swizzle) to global memory by the copy engine, as one more copy of the thread's bulk
+ * group (commit, wait_read and wait below). The parts of the box outside the tensor are not
+ * written: the copy engine clips at the tensor's edges. */
+static __device__ __forceinline__ void tma_store_2d(const CUtensorMap *map, const void *src, int x,
+                                                    int y)
+{
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"
+                 " [%0, {%2, %3}], [%1];\n" ::"l"((uint64_t)map),
+                 "r"(smem_u32(src)), "r"(x), "r"(y)
+                 : "memory");
+}
+
 /* ---- bulk copies out of shared memory ------------------------------------------------------------
  * One thread copies `bytes` (a multiple of 16; both addresses 16-byte aligned) from shared to
  * global memory with the copy engine; the copies a thread issued since its last commit form one
