@@ -7,7 +7,9 @@
 #      test runs as its own process;
 #   then the Markdown files' links and paths (tests/check_docs.sh);
 #   2. every --chapter built on its own: the folder and common/ copied into an empty temporary
-#      folder and built there with the command its README gives (tests/build_alone.sh);
+#      folder and built there with the command its README gives (tests/build_alone.sh). These
+#      builds need no GPU and take minutes, so they start first, in the background
+#      (TC_BUILD_ALONE_JOBS at once, default a quarter of the cores), and are reported last;
 #   3. the bad-input tests: every chapter program called with malformed or out-of-range arguments
 #      must exit 2 and say why on stderr (no GPU needed), and --help/--list must exit 0;
 #   4. every program's --test on the GPU: exit 0 passes, 77 is skipped (reason printed), anything
@@ -56,6 +58,21 @@ test_timeout=${TC_TEST_TIMEOUT:-900}
 unit_timeout=${TC_UNIT_TIMEOUT:-300}
 bad_input_timeout=${TC_BAD_INPUT_TIMEOUT:-30}
 
+# ---- 2, started: each chapter built on its own, in the background; reported at the end --------
+build_alone_jobs=${TC_BUILD_ALONE_JOBS:-$(($(nproc 2>/dev/null || echo 4) / 4))}
+[ "$build_alone_jobs" -ge 1 ] 2>/dev/null || build_alone_jobs=1
+build_alone_dir=$(mktemp -d "${TMPDIR:-/tmp}/run-tests.XXXXXX")
+trap 'rm -rf "$build_alone_dir"' EXIT
+build_alone_pid=
+if [ ${#chapters[@]} -gt 0 ]; then
+    # each writes DIR/FOLDER.out (its one line) and DIR/FOLDER.rc (its exit status); xargs puts
+    # the folder last: $0 the script, $1 BUILD, $2 DIR, $3 FOLDER
+    printf '%s\n' "${chapters[@]}" | xargs -P "$build_alone_jobs" -n 1 bash -c \
+        '"$0" "$3" "$1/logs/$3.build-alone.log" >"$2/$3.out"; echo $? >"$2/$3.rc"' \
+        "$(dirname "$0")/build_alone.sh" "$build" "$build_alone_dir" &
+    build_alone_pid=$!
+fi
+
 # ---- 1. CPU unit tests ---------------------------------------------------------------------------
 for unit in "${units[@]}"; do
     # build/tests/08_tc_numerics/test_tc_model -> 08_tc_numerics/test_tc_model
@@ -81,17 +98,6 @@ else
     result FAIL "docs: links and paths"
     printf '%s\n' "$out" | sed 's/^/     | /'
 fi
-
-# ---- 2. each chapter built on its own ------------------------------------------------------------
-for c in "${chapters[@]}"; do
-    log=$build/logs/$c.build-alone.log
-    out=$("$(dirname "$0")/build_alone.sh" "$c" "$log")
-    case $? in
-    0) result PASS "$c: builds alone" "$out" ;;
-    77) result SKIP "$c: builds alone" "$out" ;;
-    *) result FAIL "$c: builds alone" "$out (log $log)"; tail -n 20 "$log" | sed 's/^/     | /' ;;
-    esac
-done
 
 # ---- 3. bad input (no GPU needed) ------------------------------------------------------------------
 # Every program gets these; a chapter adds its own in <folder>/bad_args.txt, one per line:
@@ -203,6 +209,18 @@ for item in "$@"; do
         result FAIL "$c --test" "exit $rc${counts:+ (${counts#*--test: })}, log $log"
         grep -E '^FAIL|error' "$log" | head -n 20 | sed 's/^/     | /'
         ;;
+    esac
+done
+
+# ---- 2, reported: each chapter built on its own -----------------------------------------------------
+[ -z "$build_alone_pid" ] || wait "$build_alone_pid"
+for c in "${chapters[@]}"; do
+    log=$build/logs/$c.build-alone.log
+    out=$(cat "$build_alone_dir/$c.out" 2>/dev/null)
+    case $(cat "$build_alone_dir/$c.rc" 2>/dev/null) in
+    0) result PASS "$c: builds alone" "$out" ;;
+    77) result SKIP "$c: builds alone" "$out" ;;
+    *) result FAIL "$c: builds alone" "${out:-no result} (log $log)"; tail -n 20 "$log" 2>/dev/null | sed 's/^/     | /' ;;
     esac
 done
 
