@@ -20,8 +20,8 @@
  *                    without a guard per pair (epilogue_whole), any other one guarded
  *   epilogue_staged  C through shared memory, one bulk copy per row that runs on while the
  *                    tensor cores start the next tile (configurations with C_COLS > 0)
- *   epilogue_tma     C through two 64 x 32 buffers per consumer and TMA stores
- *                    (configurations with C_TMA_COLS > 0)
+ *   epilogue_tma     C through two box buffers per consumer (64 x 32 or 64 x 16 floats) and
+ *                    TMA stores (configurations with C_TMA_COLS > 0)
  *   wgmma_k_tile     the four wgmma of one k-tile, fenced and committed as one group
  *   ring, issue_k_tile, release_stage
  *                    the stages with their full/empty mbarriers; the producer's TMA copies (with
