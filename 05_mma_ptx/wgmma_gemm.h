@@ -1,8 +1,9 @@
-/* 05_mma_ptx/wgmma_gemm.h - the launchers of wgmma_gemm.cu (part 2 of chapter 05, sm_90a), as hooks
- * of the GEMM driver's variant table (common/gemm_driver.h). Every variant computes
- * C = alpha*A*B + beta*C with A row-major M x K, B column-major K x N (both K-contiguous), C
- * row-major M x N f32; A and B f16, bf16 (v1..v4) or fp8 (v5), as the variant's impl says (a
- * pointer to wgmma_in_f16, wgmma_in_bf16, wgmma_in_e4m3 or wgmma_in_e5m2). */
+/* 05_mma_ptx/wgmma_gemm.h - the launchers of wgmma_gemm.cu and wgmma_fp8.cu (part 2 of chapter
+ * 05, sm_90a), as hooks of the GEMM driver's variant table (common/gemm_driver.h). Every variant
+ * computes C = alpha*A*B + beta*C with A row-major M x K, B column-major K x N (both
+ * K-contiguous), C row-major M x N f32; A and B f16 or bf16 (v1..v4, v7, v10, v11) or fp8 (v5,
+ * v6, v8, v9, v12), as the variant's impl says (a pointer to wgmma_in_f16, wgmma_in_bf16,
+ * wgmma_in_e4m3 or wgmma_in_e5m2). */
 #ifndef WGMMA_GEMM_H
 #define WGMMA_GEMM_H
 

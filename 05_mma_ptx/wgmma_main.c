@@ -1,4 +1,4 @@
-/* 05_mma_ptx/wgmma_main.c - the host driver of the Hopper GEMM ladder (kernels in wgmma_gemm.cu),
+/* 05_mma_ptx/wgmma_main.c - the host driver of the Hopper GEMM ladder (kernels in wgmma_gemm.cu and wgmma_fp8.cu),
  * part 2 of chapter 05. sm_90a only: on any other GPU the program exits 77 with one line.
  *
  * The variant table below is the whole ladder as the tools see it: --list prints it, --test runs
