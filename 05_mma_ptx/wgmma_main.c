@@ -53,26 +53,24 @@ static void *wgmma_chapter_init(const tc_device_info *dev, FILE *info)
     {.name = NAME, .precision = PRECISION, .min_cc = 90, .a_layout = ROW, .b_layout = COL,        \
      .c_layout = ROW, .problem = "FP8 GEMM", .baseline = "cublaslt_e4m3f32", .impl = IMPL,        \
      .mult_k = 16, .align_ab = TMA_ALIGN, .release = wgmma_release, __VA_ARGS__}
+/* a TMA rung (v2 and up) of the f16/bf16 ladder: K a multiple of 8, 16-byte rows, tensor maps to free */
+#define TMA_RUNG(vn)                                                                               \
+    .mult_k = 8, .align_ab = TMA_ALIGN, .prepare = wgmma_##vn##_prepare,                          \
+    .launch = wgmma_##vn##_launch, .release = wgmma_release
 #define LADDER(X)                                                                                  \
     X("v1_wgmma",    .prepare = wgmma_v1_prepare, .launch = wgmma_v1_launch,                       \
       .description = "wgmma m64n128k16, 128x128, cp.async 3-stage ring, swizzle by hand"),         \
-    X("v2_tma",      .mult_k = 8, .align_ab = TMA_ALIGN, .prepare = wgmma_v2_prepare, .launch = wgmma_v2_launch,          \
-      .release = wgmma_release,                                                                    \
+    X("v2_tma", TMA_RUNG(v2),                                                                      \
       .description = "v1 with TMA loads, 4-stage mbarrier ring, one wgmma group in flight"),       \
-    X("v3_warpspec", .mult_k = 8, .align_ab = TMA_ALIGN, .prepare = wgmma_v3_prepare, .launch = wgmma_v3_launch,          \
-      .release = wgmma_release,                                                                    \
+    X("v3_warpspec", TMA_RUNG(v3),                                                                 \
       .description = "128x256, producer warpgroup + 2 consumers (m64n256k16), setmaxnreg"),        \
-    X("v4_cluster",  .mult_k = 8, .align_ab = TMA_ALIGN, .prepare = wgmma_v4_prepare, .launch = wgmma_v4_launch,          \
-      .release = wgmma_release,                                                                    \
+    X("v4_cluster", TMA_RUNG(v4),                                                                  \
       .description = "v3 persistent (a block per SM walks tiles), clusters of 2, B multicast"),        \
-    X("v7_streamk",  .mult_k = 8, .align_ab = TMA_ALIGN, .prepare = wgmma_v7_prepare, .launch = wgmma_v7_launch,          \
-      .release = wgmma_release,                                                                    \
+    X("v7_streamk", TMA_RUNG(v7),                                                                  \
       .description = "v4 with the last round's k-tiles shared evenly by all clusters (stream-K)"),  \
-    X("v10_tmastore", .mult_k = 8, .align_ab = TMA_ALIGN, .prepare = wgmma_v10_prepare, .launch = wgmma_v10_launch,        \
-      .release = wgmma_release,                                                                    \
+    X("v10_tmastore", TMA_RUNG(v10),                                                               \
       .description = "v4 with C out through TMA stores of 64x32 boxes, two buffers per consumer"), \
-    X("v11_tmastore_sk", .mult_k = 8, .align_ab = TMA_ALIGN, .prepare = wgmma_v11_prepare, .launch = wgmma_v11_launch,        \
-      .release = wgmma_release,                                                                    \
+    X("v11_tmastore_sk", TMA_RUNG(v11),                                                            \
       .description = "v7 (stream-K) with the TMA-store epilogue")
 
 static const tc_gemm_variant variants[] = {
