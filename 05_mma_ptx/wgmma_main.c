@@ -1,5 +1,6 @@
-/* 05_mma_ptx/wgmma_main.c - the host driver of the Hopper GEMM ladder (kernels in wgmma_gemm.cu and wgmma_fp8.cu),
- * part 2 of chapter 05. sm_90a only: on any other GPU the program exits 77 with one line.
+/* 05_mma_ptx/wgmma_main.c - the host driver of the Hopper GEMM ladder (kernels in wgmma_gemm.cu
+ * and wgmma_fp8.cu), part 2 of chapter 05. sm_90a only: on any other GPU the program exits 77
+ * with one line.
  *
  * The variant table below is the whole ladder as the tools see it: --list prints it, --test runs
  * every row on the test matrix (odd sizes, alpha/beta != (1, 0), padded and offset operands),
@@ -53,7 +54,15 @@ static void *wgmma_chapter_init(const tc_device_info *dev, FILE *info)
     {.name = NAME, .precision = PRECISION, .min_cc = 90, .a_layout = ROW, .b_layout = COL,        \
      .c_layout = ROW, .problem = "FP8 GEMM", .baseline = "cublaslt_e4m3f32", .impl = IMPL,        \
      .mult_k = 16, .align_ab = TMA_ALIGN, .release = wgmma_release, __VA_ARGS__}
-/* a TMA rung (v2 and up) of the f16/bf16 ladder: K a multiple of 8, 16-byte rows, tensor maps to free */
+/* an fp8 rung, e4m3 then e5m2 inputs (both against cuBLASLt's e4m3 baseline) */
+#define FP8_RUNG(vn, DESCRIPTION)                                                                  \
+    FP8(#vn "_fp8_e4m3", "e4m3f32", &wgmma_in_e4m3, .prepare = wgmma_##vn##_prepare,              \
+        .launch = wgmma_##vn##_launch, .description = DESCRIPTION),                               \
+    FP8(#vn "_fp8_e5m2", "e5m2f32", &wgmma_in_e5m2, .prepare = wgmma_##vn##_prepare,              \
+        .launch = wgmma_##vn##_launch,                                                            \
+        .description = "the same with e5m2 inputs (compared with cuBLASLt's e4m3)")
+/* a TMA rung (v2 and up) of the f16/bf16 ladder: K a multiple of 8, 16-byte rows, tensor maps
+ * to free */
 #define TMA_RUNG(vn)                                                                               \
     .mult_k = 8, .align_ab = TMA_ALIGN, .prepare = wgmma_##vn##_prepare,                          \
     .launch = wgmma_##vn##_launch, .release = wgmma_release
@@ -65,9 +74,10 @@ static void *wgmma_chapter_init(const tc_device_info *dev, FILE *info)
     X("v3_warpspec", TMA_RUNG(v3),                                                                 \
       .description = "128x256, producer warpgroup + 2 consumers (m64n256k16), setmaxnreg"),        \
     X("v4_cluster", TMA_RUNG(v4),                                                                  \
-      .description = "v3 persistent (a block per SM walks tiles), clusters of 2, B multicast"),        \
+      .description = "v3 persistent (a block per SM walks tiles), clusters of 2, B multicast"),    \
     X("v7_streamk", TMA_RUNG(v7),                                                                  \
-      .description = "v4 with the last round's k-tiles shared evenly by all clusters (stream-K)"),  \
+      .description =                                                                             \
+          "v4 with the last round's k-tiles shared evenly by all clusters (stream-K)"),           \
     X("v10_tmastore", TMA_RUNG(v10),                                                               \
       .description = "v4 with C out through TMA stores of 64x32 boxes, two buffers per consumer"), \
     X("v11_tmastore_sk", TMA_RUNG(v11),                                                            \
@@ -89,26 +99,15 @@ static const tc_gemm_variant variants[] = {
      .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, .release = tc_cublas_release,
      .impl = &tc_cublas_e4m3f32,
      .description = "cuBLASLt, fp8 e4m3 in, f32 out (the fp8 baseline; it has no e5m2 x e5m2)"},
-    FP8("v5_fp8_e4m3", "e4m3f32", &wgmma_in_e4m3, .prepare = wgmma_v5_prepare, .launch = wgmma_v5_launch,
-        .description = "v4 for fp8: wgmma m64n128k32 e4m3, 128x128, f32 promotion per k-tile"),
-    FP8("v5_fp8_e5m2", "e5m2f32", &wgmma_in_e5m2, .prepare = wgmma_v5_prepare, .launch = wgmma_v5_launch,
-        .description = "the same with e5m2 inputs (compared with cuBLASLt's e4m3)"),
-    FP8("v6_fp8_e4m3", "e4m3f32", &wgmma_in_e4m3, .prepare = wgmma_v6_prepare, .launch = wgmma_v6_launch,
-        .description = "v5 with two partial sums in turn: one k-tile on the tensor cores while the last is added"),
-    FP8("v6_fp8_e5m2", "e5m2f32", &wgmma_in_e5m2, .prepare = wgmma_v6_prepare, .launch = wgmma_v6_launch,
-        .description = "the same with e5m2 inputs (compared with cuBLASLt's e4m3)"),
-    FP8("v8_fp8_e4m3", "e4m3f32", &wgmma_in_e4m3, .prepare = wgmma_v8_prepare, .launch = wgmma_v8_launch,
-        .description = "v6 on 128x144 tiles (m64n144k32) where they fill the last round better, else 128x128"),
-    FP8("v8_fp8_e5m2", "e5m2f32", &wgmma_in_e5m2, .prepare = wgmma_v8_prepare, .launch = wgmma_v8_launch,
-        .description = "the same with e5m2 inputs (compared with cuBLASLt's e4m3)"),
-    FP8("v9_fp8_e4m3", "e4m3f32", &wgmma_in_e4m3, .prepare = wgmma_v9_prepare, .launch = wgmma_v9_launch,
-        .description = "v8 with C staged in shared memory, copied out while the next tile runs"),
-    FP8("v9_fp8_e5m2", "e5m2f32", &wgmma_in_e5m2, .prepare = wgmma_v9_prepare, .launch = wgmma_v9_launch,
-        .description = "the same with e5m2 inputs (compared with cuBLASLt's e4m3)"),
-    FP8("v12_fp8_e4m3", "e4m3f32", &wgmma_in_e4m3, .prepare = wgmma_v12_prepare, .launch = wgmma_v12_launch,
-        .description = "v8 with the TMA-store epilogue, 6 stages kept"),
-    FP8("v12_fp8_e5m2", "e5m2f32", &wgmma_in_e5m2, .prepare = wgmma_v12_prepare, .launch = wgmma_v12_launch,
-        .description = "the same with e5m2 inputs (compared with cuBLASLt's e4m3)"),
+    FP8_RUNG(v5, "v4 for fp8: wgmma m64n128k32 e4m3, 128x128, f32 promotion per k-tile"),
+    FP8_RUNG(v6,
+             "v5 with two partial sums in turn: one k-tile on the tensor cores "
+             "while the last is added"),
+    FP8_RUNG(v8,
+             "v6 on 128x144 tiles (m64n144k32) where they fill the last round "
+             "better, else 128x128"),
+    FP8_RUNG(v9, "v8 with C staged in shared memory, copied out while the next tile runs"),
+    FP8_RUNG(v12, "v8 with the TMA-store epilogue, 6 stages kept"),
 };
 // clang-format on
 

@@ -1,5 +1,6 @@
 /* common/tma_map.h - host side of the TMA: a CUtensorMap for a K-major operand tile (CUDA C++,
- * host code of chapter 05's wgmma_gemm.cu, wgmma_fp8.cu and wgmma_probe.cu, and of chapter 04's wgmma rungs).
+ * host code of chapter 05's wgmma_gemm.cu, wgmma_fp8.cu and wgmma_probe.cu, and of chapter 04's
+ * wgmma rungs).
  *
  * A tensor map describes a tensor in global memory (base, sizes, strides, element type) and the
  * box one copy moves (here 128 bytes along k: 64 16-bit values, 32 f32 or 128 fp8 values, by

@@ -212,7 +212,7 @@ for item in "$@"; do
     esac
 done
 
-# ---- 2, reported: each chapter built on its own -----------------------------------------------------
+# ---- 2, reported: each chapter built on its own ------------------------------------------------
 [ -z "$build_alone_pid" ] || wait "$build_alone_pid"
 for c in "${chapters[@]}"; do
     log=$build/logs/$c.build-alone.log
@@ -220,7 +220,10 @@ for c in "${chapters[@]}"; do
     case $(cat "$build_alone_dir/$c.rc" 2>/dev/null) in
     0) result PASS "$c: builds alone" "$out" ;;
     77) result SKIP "$c: builds alone" "$out" ;;
-    *) result FAIL "$c: builds alone" "${out:-no result} (log $log)"; tail -n 20 "$log" 2>/dev/null | sed 's/^/     | /' ;;
+    *)
+        result FAIL "$c: builds alone" "${out:-no result} (log $log)"
+        tail -n 20 "$log" 2>/dev/null | sed 's/^/     | /'
+        ;;
     esac
 done
 
