@@ -708,6 +708,8 @@ static int run_layer(const tc_args *a, const tc_device_info *dev, cudnnHandle_t 
                 row.pct_of_baseline =
                     base >= 0 && res[base].rate > 0 ? 100 * res[i].rate / res[base].rate : 0;
                 row.verified = !res[i].pass ? 0 : res[i].check.coarse ? TC_VERIFIED_COARSE : 1;
+                row.has_rel_err = res[i].check.checked > 0;
+                row.rel_err = res[i].check.rel_fro_err;
                 tc_bench_csv_write(csv, &row, dev);
             }
         }

@@ -318,6 +318,7 @@ typedef struct {
     long checked, bad, nans, unwritten;
     long outside; /* cells written outside the grid: pitch padding, rows past it (any is a fail) */
     double max_abs, max_rel, max_ratio;
+    double sum_err2, sum_ref2; /* for the relative Frobenius error (NaNs left out) */
     long wy, wx;
     double wgot, wref, wbound;
     int exact, pass;
@@ -344,6 +345,7 @@ static st_check_result check_cells(const uint16_t *got, long NX, const st_sample
             if (err > c.max_abs) c.max_abs = err;
             if (ref != 0 && err / fabs(ref) > c.max_rel) c.max_rel = err / fabs(ref);
             if (allowed > 0 && err / allowed > c.max_ratio) c.max_ratio = err / allowed;
+            c.sum_err2 += err * err, c.sum_ref2 += ref * ref;
         }
         if (ratio > worst) {
             worst = ratio;
@@ -847,6 +849,11 @@ static int run_timed(const tc_args *a, const tc_device_info *dev, int first, int
                 row.baseline = variants[BASE].name;
                 row.pct_of_baseline = base_rate > 0 ? 100 * res[i].rate / base_rate : 0;
                 row.verified = res[i].pass;
+                /* a NaN cell fails the check above; the error column covers the others */
+                row.has_rel_err = res[i].check.checked > 0 && res[i].check.sum_ref2 > 0;
+                row.rel_err = row.has_rel_err
+                                  ? sqrt(res[i].check.sum_err2 / res[i].check.sum_ref2)
+                                  : 0;
                 tc_bench_csv_write(csv, &row, dev);
             }
         }

@@ -157,6 +157,7 @@ typedef struct {
     long inexact_hit; /* ... of which exact all the same */
     int64_t max_bound;
     double max_err, max_allowed; /* over the inexact values */
+    double sum_err2, sum_ref2;   /* over all checked values: the relative Frobenius error */
     int have_first;
     long c, i, j;
     int p, q, im;
@@ -213,6 +214,8 @@ static corr_check check_vis(const int32_t *vis, size_t n_vis, const corr_item *i
                 if (allowed > k.max_allowed) k.max_allowed = allowed;
             }
             k.checked++;
+            k.sum_err2 += ((double)got - (double)want) * ((double)got - (double)want);
+            k.sum_ref2 += (double)want * (double)want;
             if (!ok) {
                 k.wrong++;
                 if (!k.have_first) {
@@ -480,6 +483,8 @@ static int mode_measure(const tc_args *a, const tc_device_info *dev, FILE *info,
             row.baseline = variants[CORR_FP32].name;
             row.pct_of_baseline = pct;
             row.verified = ok;
+            row.has_rel_err = k.checked > 0 && k.sum_ref2 > 0;
+            row.rel_err = row.has_rel_err ? sqrt(k.sum_err2 / k.sum_ref2) : 0;
             tc_bench_csv_write(csv, &row, dev);
         }
     }

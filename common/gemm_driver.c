@@ -835,6 +835,11 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
         row.baseline = base;
         row.pct_of_baseline = pct;
         row.verified = !b->r.pass ? 0 : b->r.check.coarse ? TC_VERIFIED_COARSE : 1;
+        /* every case that ran was checked on its sample, and its data error measured (f64
+         * inputs: the data are the values, so the two errors are one) */
+        row.has_rel_err = row.has_rel_err_vs_data = b->r.check.checked > 0;
+        row.rel_err = b->r.check.rel_fro_err;
+        row.rel_err_vs_data = b->r.data_err;
         tc_bench_csv_write(csv, &row, dev);
     }
     tc_bench_csv_close(csv);

@@ -548,7 +548,8 @@ void tc_timing_release(void)
 const char *tc_bench_csv_header(void)
 {
     return "chapter,variant,problem,precision,size,ms_median,ms_min,rate,unit,baseline,"
-           "pct_of_baseline,verified,gpu,cc,sms,clock_mhz,driver,cuda,git_sha,date";
+           "pct_of_baseline,verified,rel_err,rel_err_vs_data,gpu,cc,sms,clock_mhz,driver,cuda,"
+           "git_sha,date";
 }
 
 FILE *tc_bench_csv_open(const char *path)
@@ -597,6 +598,11 @@ void tc_bench_csv_write(FILE *f, const tc_bench_row *r, const tc_device_info *d)
             : r->verified > 0                 ? "pass"
             : r->verified == 0                ? "FAIL"
                                               : "unchecked");
+    /* the error columns: three significant digits, empty where the row has no such check */
+    if (r->has_rel_err) fprintf(f, "%.3g", r->rel_err);
+    fputc(',', f);
+    if (r->has_rel_err_vs_data) fprintf(f, "%.3g", r->rel_err_vs_data);
+    fputc(',', f);
     csv_field(f, d->name);
     fprintf(f, ",%d.%d,%d,%d,%d.%d,%d.%d,%s,%s\n", d->cc / 10, d->cc % 10, d->sms, d->clock_mhz,
             d->driver_version / 1000, d->driver_version % 1000 / 10, d->runtime_version / 1000,

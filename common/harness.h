@@ -148,6 +148,13 @@ typedef struct {
     /* 1 pass, 0 fail, -1 not checked, TC_VERIFIED_COARSE: passed a check that catches gross
      * errors only (K beyond what the precision can verify, tc_precision_k_verifiable) */
     int verified;
+    /* The error columns, each left empty in the CSV unless its has_ flag is set: rel_err is
+     * ||got - ref||_F / ||ref||_F over the checked elements, ref the FP64 (or exact integer)
+     * result of the values the GPU was given; rel_err_vs_data the same against the result of
+     * the higher-precision data those values were rounded from (the f32 data of f16, bf16, tf32,
+     * fp8 and int8 inputs): what the format costs, beside what the arithmetic costs. */
+    int has_rel_err, has_rel_err_vs_data;
+    double rel_err, rel_err_vs_data;
 } tc_bench_row;
 
 #define TC_VERIFIED_COARSE 2

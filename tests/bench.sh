@@ -81,9 +81,14 @@ if [ -z "$header" ]; then
     exit $status
 fi
 
+# Columns are read by their name in the header line, never by position (the schema may grow):
+# every awk program below starts with this block, then uses f["name"] for the column's number.
+by_name='NR == 1 { for (i = 1; i <= NF; i++) f[$i] = i }'
+
 # one line per program: NAME ROWS GIT_SHA DATE GPU (the first row's), or why it is left out
 describe() {
-    awk -F, 'NR == 2 { sha = $19; date = $20; gpu = $13 }
+    awk -F, "$by_name"'
+             NR == 2 { sha = $f["git_sha"]; date = $f["date"]; gpu = $f["gpu"] }
              END { if (NR < 2) printf "   0 rows  (none: this program writes no rows)"
                    else printf "%4d rows  %-8s %-20s %s", NR - 1, sha, date, gpu }' "$1"
 }
@@ -117,7 +122,7 @@ echo "   from this run:"
 [ ${#fresh[@]} -gt 0 ] && printf '%s\n' "${fresh[@]}" || echo "   (none)"
 echo "   kept from earlier runs ($dir/PROGRAM.csv; make bench CHAPTERS=NN replaces a chapter's):"
 [ ${#kept[@]} -gt 0 ] && printf '%s\n' "${kept[@]}" || echo "   (none)"
-gpus=$(tail -n +2 "$csv" | awk -F, '{print $13}' | sort -u)
+gpus=$(awk -F, "$by_name"' NR > 1 { print $f["gpu"] }' "$csv" | sort -u)
 gpu_list=$(printf '%s\n' "$gpus" | awk '{ printf "%s%s", (NR > 1 ? ", " : ""), $0 }')
 if [ "$(printf '%s\n' "$gpus" | wc -l)" -gt 1 ]; then
     echo "   warning: the rows come from more than one GPU ($gpu_list);"
@@ -126,18 +131,23 @@ fi
 
 echo
 echo "== the ladder ($gpu_list, $(($(wc -l <"$csv") - 1)) rows)"
-# Group by problem (column 3), in order of first appearance; rate and % of the named baseline.
-awk -F, '
+# Group by problem, in order of first appearance; rate, % of the named baseline, the check and
+# the relative error (blank where the row has none).
+awk -F, "$by_name"'
 NR == 1 { next }
 {
-    if (!($3 in seen)) { seen[$3] = 1; order[++n] = $3 }
-    rows[$3] = rows[$3] sprintf("  %-22s %-18s %-9s %-16s %10.1f %-7s %7.1f%% of %-14s %s\n",
-                                $1, $2, $4, $5, $8, $9, $11, $10, $12)
+    p = $f["problem"]
+    if (!(p in seen)) { seen[p] = 1; order[++n] = p }
+    rows[p] = rows[p] sprintf("  %-22s %-18s %-9s %-16s %10.1f %-7s %7.1f%% of %-14s %-9s %s\n",
+                              $f["chapter"], $f["variant"], $f["precision"], $f["size"],
+                              $f["rate"], $f["unit"], $f["pct_of_baseline"], $f["baseline"],
+                              $f["verified"], $f["rel_err"])
 }
 END {
     for (i = 1; i <= n; i++) {
         printf "\n%s\n  %-22s %-18s %-9s %-16s %10s %-7s %s\n", order[i], "chapter", "variant",
-               "precision", "size", "rate", "unit", "vs baseline (same run)       check"
+               "precision", "size", "rate", "unit",
+               "vs baseline (same run)       check     rel_err"
         printf "%s", rows[order[i]]
     }
 }' "$csv"
