@@ -217,7 +217,35 @@ skip-$(2):
 	@echo 'skipping $(2): $$($(2)_SKIP)'
 endif
 endef
-$(foreach c,$(CHAPTERS),$(eval $(call chapter_rules,$(c)))$(eval CPU_TESTS += $($(c)_TEST_BINS)))
+# A chapter's example.cu ($(d)_EXAMPLE, CONTRIBUTING.md "The plain launcher"): its best rung called
+# from a plain program, built from the file alone with common/ on the include path, for the target
+# $(d)_EXAMPLE_TARGET names: an arch-specific one ("90a": built when 90 is in SM) or a minimum SM
+# ("80": every target in SM at or above it). make test runs it (tests/run_tests.sh --example).
+EXAMPLES         :=
+SKIPPED_EXAMPLES :=
+define example_rules
+ifneq ($$($(1)_EXAMPLE),)
+$(1)_EX_TARGET := $$($(1)_EXAMPLE_TARGET)
+$(1)_EX_ARCH   := $$(if $$(filter %a,$$($(1)_EX_TARGET)),a)
+$(1)_EX_MIN    := $$(patsubst %a,%,$$($(1)_EX_TARGET))
+$(1)_EX_SMS    := $$(call chapter_sms,$$($(1)_EX_MIN),$$($(1)_EX_ARCH))
+ifneq ($$($(1)_EX_SMS),)
+EXAMPLES += $(BUILD)/examples/$(1)
+$(BUILD)/examples/$(1): $(1)/$$($(1)_EXAMPLE) $(FLAGS_STAMP)
+	@mkdir -p $$(@D)
+	$$(NVCC) -std=c++17 -O3 -Icommon -MMD -MP -MF $$@.d $$(call gencode,$$($(1)_EX_MIN),$$($(1)_EX_ARCH)) -o $$@ $$<
+	@rm -f $(BUILD)/skipped/example-$(1)
+-include $(BUILD)/examples/$(1).d
+else
+SKIPPED_EXAMPLES += $(1)
+.PHONY: skip-example-$(1)
+skip-example-$(1):
+	@mkdir -p $(BUILD)/skipped
+	@rm -f $(BUILD)/examples/$(1); echo 'needs sm_$$($(1)_EX_TARGET) (SM="$$(SM)")' > $(BUILD)/skipped/example-$(1)
+endif
+endif
+endef
+$(foreach c,$(CHAPTERS),$(eval $(call chapter_rules,$(c)))$(eval CPU_TESTS += $($(c)_TEST_BINS))$(eval $(call example_rules,$(c))))
 # the CPU tests' objects are made by a chain of pattern rules: keep them (no rebuild every time)
 .SECONDARY: $(patsubst $(BUILD)/tests/common/%,$(BUILD)/tests/%.c.o,$(COMMON_TESTS)) \
             $(foreach c,$(CHAPTERS),$(patsubst %.c,$(BUILD)/$(c)/%.c.o,$($(c)_CPU_TESTS)))
@@ -227,7 +255,7 @@ $(foreach c,$(CHAPTERS),$(eval $(call chapter_rules,$(c)))$(eval CPU_TESTS += $(
 # ---- verbs ------------------------------------------------------------------------------------
 .PHONY: all test check bench plot sanitize compat format clean help
 
-all: $(LIBCOMMON) $(CPU_TESTS) $(BUILT_PROGRAMS) $(SKIPPED_PROGRAMS:%=skip-%) ## build everything into build/ (default)
+all: $(LIBCOMMON) $(CPU_TESTS) $(BUILT_PROGRAMS) $(SKIPPED_PROGRAMS:%=skip-%) $(EXAMPLES) $(SKIPPED_EXAMPLES:%=skip-example-%) ## build everything into build/ (default)
 
 # REQUIRE_GPU=1: every skip fails (a GPU run where everything must run); also read from the
 # environment as TC_REQUIRE_GPU
@@ -235,6 +263,7 @@ REQUIRE_GPU ?= $(TC_REQUIRE_GPU)
 test: all ## build, then run the CPU unit tests, the build of each chapter on its own, the bad-input tests and every chapter's --test (REQUIRE_GPU=1: a skip fails)
 	@TC_REQUIRE_GPU="$(REQUIRE_GPU)" TC_HAVE_CUDNN="$(HAVE_CUDNN)" TC_NVCC="$(NVCC)" tests/run_tests.sh $(BUILD) \
 		$(foreach t,$(CPU_TESTS),--unit $(t)) $(foreach c,$(CHAPTERS),--chapter $(c)) \
+		$(foreach c,$(CHAPTERS),$(if $($(c)_EXAMPLE),--example $(c))) \
 		$(call programs,$(CHAPTERS))
 
 check: test ## alias of test

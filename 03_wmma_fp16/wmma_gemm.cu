@@ -52,7 +52,7 @@
  */
 #include "wmma_gemm.h"
 
-#include "gemm_tiles.cuh"
+#include "gemm_hooks.h"
 
 #include <cuda_fp16.h>
 #include <mma.h>

@@ -3,7 +3,7 @@
 #ifndef TILES_CUH
 #define TILES_CUH
 
-#include "gemm_tiles.cuh"
+#include "gemm_hooks.h"
 
 /* f32 elements per 16-byte vector */
 constexpr int VEC4 = 4;

@@ -10,8 +10,8 @@
  *   straight from shared memory. Chapter 05 part 2 built the pipeline for f16 and bf16; every
  *   piece of it counts bytes, not elements, so it serves tf32 unchanged: one k-tile is a
  *   128-byte row of 32 f32 values instead of 64 halves, one wgmma reads 32 bytes of each row
- *   (k = 8 instead of 16). v7 is that pipeline (common/wgmma_pipeline.cuh) instantiated for
- *   float; v8 adds the 3xTF32 split of v5 to it.
+ *   (k = 8 instead of 16). v7 is chapter 05's v4_cluster rung (common/wgmma_v4_cluster.cuh)
+ *   instantiated for float; v8 adds the 3xTF32 split of v5 to it.
  *
  * Problem and layout: C = alpha * A * B + beta * C, A M x K row-major (lda), B K x N
  *   column-major (ldb: the distance between columns), C M x N row-major f32 (ldc). TF32 wgmma has
@@ -48,7 +48,9 @@
  * Minimum: sm_90a (Hopper) and a build with 90 in SM; CUDA 12.x or 13.x. */
 #include "wgmma_tf32.h"
 
+#include "gemm_hooks.h"
 #include "wgmma_multiword.cuh"
+#include "wgmma_v4_cluster.cuh"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -56,21 +58,34 @@
 constexpr int GROUP_M = 8;
 
 /* ================================================================================================
- * v7: chapter 05's warp-specialised pipeline with float (tf32) operands
+ * v7: chapter 05's v4_cluster rung (common/wgmma_v4_cluster.cuh) with float (tf32) operands
  * ============================================================================================== */
-typedef wg_config<256, 4, 2> V7; /* 128 x 256 tiles, 4 stages of 48 KiB */
-constexpr int V7_CLUSTER = 2;
-
 extern "C" const char *tf32_v7_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
-    return ws_prepare<float, V7, true, V7_CLUSTER, GROUP_M>(p);
+    wgmma_v4_cluster_plan *plan = (wgmma_v4_cluster_plan *)tma_host_calloc(sizeof *plan);
+    if (!plan) return "out of host memory";
+    const float *A = (const float *)p->d_a, *B = (const float *)p->d_b;
+    const cudaError_t e = wgmma_v4_cluster_prepare<float>(plan, p->M, p->N, p->K, A, p->lda, B,
+                                                          p->ldb, (float *)p->d_c, p->ldc);
+    if (e != cudaSuccess) {
+        free(plan);
+        return hook_status(
+            e, wgmma_v4_cluster_unsupported<float>(p->M, p->N, p->K, A, p->lda, B, p->ldb));
+    }
+    p->plan = plan;
+    return NULL;
 }
 extern "C" void tf32_v7_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
                                cudaStream_t stream)
 {
-    ws_launch<float, V7, true, V7_CLUSTER, GROUP_M>(p, stream);
+    TC_CUDA_CHECK(wgmma_v4_cluster_run<float>((const wgmma_v4_cluster_plan *)p->plan, p->alpha,
+                                              p->beta, stream));
 }
-extern "C" void tf32_v7_release(const tc_gemm_variant *v, tc_gemm_problem *p) { ws_release(p); }
+extern "C" void tf32_v7_release(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    free(p->plan);
+    p->plan = NULL;
+}
 
 /* ================================================================================================
  * v8: 3xTF32. First the split, then the GEMM of the three products.
@@ -114,7 +129,9 @@ typedef struct {
 
 extern "C" const char *tf32_v8_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
-    const char *why = mw_kernel_ready<float, V8, V8_PRODUCTS, GROUP_M>();
+    const char *why = hook_status(mw_kernel_ready<float, V8, V8_PRODUCTS, GROUP_M>(),
+                                  "the wgmma GEMM of the words needs sm_90a code (a Hopper GPU, "
+                                  "90 in SM) and the shared memory of its tile");
     if (why) return why;
     const long kp = (p->K + 3) / 4 * 4; /* the TMA's 16-byte row rule */
     const size_t bytes = 2 * (size_t)(p->M + p->N) * (size_t)kp * sizeof(float);
@@ -128,10 +145,10 @@ extern "C" const char *tf32_v8_prepare(const tc_gemm_variant *v, tc_gemm_problem
     float *a_big = plan->work, *a_small = a_big + (size_t)p->M * kp;
     float *b_big = a_small + (size_t)p->M * kp, *b_small = b_big + (size_t)p->N * kp;
     const CUtensorMapDataType f32 = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-    plan->maps.a[0] = tma_map_kmajor(a_big, f32, p->M, p->K, kp, V8::BM);
-    plan->maps.a[1] = tma_map_kmajor(a_small, f32, p->M, p->K, kp, V8::BM);
-    plan->maps.b[0] = tma_map_kmajor(b_big, f32, p->N, p->K, kp, V8::BN);
-    plan->maps.b[1] = tma_map_kmajor(b_small, f32, p->N, p->K, kp, V8::BN);
+    TC_CUDA_CHECK(tma_map_kmajor(&plan->maps.a[0], a_big, f32, p->M, p->K, kp, V8::BM));
+    TC_CUDA_CHECK(tma_map_kmajor(&plan->maps.a[1], a_small, f32, p->M, p->K, kp, V8::BM));
+    TC_CUDA_CHECK(tma_map_kmajor(&plan->maps.b[0], b_big, f32, p->N, p->K, kp, V8::BN));
+    TC_CUDA_CHECK(tma_map_kmajor(&plan->maps.b[1], b_small, f32, p->N, p->K, kp, V8::BN));
     plan->kp = kp;
     p->plan = plan;
     return NULL;
@@ -153,7 +170,8 @@ extern "C" void tf32_v8_launch(const tc_gemm_variant *v, const tc_gemm_problem *
     float *b_big = a_small + (size_t)p->M * kp, *b_small = b_big + (size_t)p->N * kp;
     launch_split((const float *)p->d_a, p->lda, p->M, p->K, kp, a_big, a_small, stream);
     launch_split((const float *)p->d_b, p->ldb, p->N, p->K, kp, b_big, b_small, stream);
-    mw_launch<float, V8, V8_PRODUCTS, GROUP_M>(plan->maps, p, stream);
+    TC_CUDA_CHECK((mw_launch<float, V8, V8_PRODUCTS, GROUP_M>(
+        plan->maps, p->M, p->N, p->K, (float *)p->d_c, p->ldc, p->alpha, p->beta, stream)));
 }
 
 extern "C" void tf32_v8_release(const tc_gemm_variant *v, tc_gemm_problem *p)

@@ -7,8 +7,8 @@
 $(d)_PROGS          := 05_mma_probe 05_mma_gemm 05_wgmma_probe 05_wgmma_gemm
 05_mma_probe_SRCS   := mma_probe.c mma_probe.cu
 05_mma_gemm_SRCS    := main.c mma_gemm.cu
-05_wgmma_probe_SRCS := wgmma_probe.c wgmma_probe.cu
-05_wgmma_gemm_SRCS  := wgmma_main.c wgmma_gemm.cu wgmma_fp8.cu
+05_wgmma_probe_SRCS := wgmma/wgmma_probe.c wgmma/wgmma_probe.cu
+05_wgmma_gemm_SRCS  := wgmma/wgmma_main.c wgmma/hooks_f16.cu wgmma/hooks_fp8.cu
 05_wgmma_probe_MIN_SM := 90
 05_wgmma_probe_ARCH   := a
 05_wgmma_gemm_MIN_SM  := 90
@@ -17,6 +17,11 @@ $(d)_LIBS           := -lcublasLt -lcublas
 $(d)_MIN_SM         := 80
 $(d)_ARCH           :=
 $(d)_NEEDS          :=
+# the CPU test of v6_streamk's split of the last round (plain C: the kernel's own arithmetic)
+$(d)_CPU_TESTS      := wgmma/test_stream_k.c
+# example.cu: the best rung (v6_streamk) from a plain program; make test builds and runs it
+$(d)_EXAMPLE        := example.cu
+$(d)_EXAMPLE_TARGET := 90a
 # make bench QUICK=1: the ladders at one size (the probes have one size anyway)
 05_mma_gemm_BENCH_QUICK   := --size 8192x8192x8192
 05_wgmma_gemm_BENCH_QUICK := --size 8192x8192x8192

@@ -73,7 +73,7 @@
  */
 #include "mma_gemm.h"
 
-#include "gemm_tiles.cuh"
+#include "gemm_hooks.h"
 #include "mma_pipeline.cuh"
 #include "mma_tile.cuh"
 

@@ -69,7 +69,7 @@
  */
 #include "int8_gemm.h"
 
-#include "gemm_tiles.cuh"
+#include "gemm_hooks.h"
 #include "imma_ptx.cuh"
 #include "kmajor_tile.cuh"
 

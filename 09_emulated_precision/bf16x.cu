@@ -39,6 +39,7 @@
 #include "ozaki.h"
 #include "ozaki_model.h"
 
+#include "gemm_hooks.h"
 #include "wgmma_multiword.cuh"
 
 #include <cuda_bf16.h>
@@ -153,9 +154,11 @@ typedef word_pairs<2, 2, 2, 1, 1, 2, 2, 0, 0, 2, 1, 1, 1, 0, 0, 1, 0, 0> BF_X9;
 extern "C" const char *bf_fast_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
     const int t_max = *(const int *)v->impl;
-    const char *why = t_max == bf_terms_9
-                          ? mw_kernel_ready<__nv_bfloat16, BF_FAST, BF_X9, BF_GROUP_M>()
-                          : mw_kernel_ready<__nv_bfloat16, BF_FAST, BF_X6, BF_GROUP_M>();
+    const char *why = hook_status(
+        t_max == bf_terms_9 ? mw_kernel_ready<__nv_bfloat16, BF_FAST, BF_X9, BF_GROUP_M>()
+                            : mw_kernel_ready<__nv_bfloat16, BF_FAST, BF_X6, BF_GROUP_M>(),
+        "the wgmma GEMM of the words needs sm_90a code (a Hopper GPU, 90 in SM) and the "
+        "shared memory of its tile");
     if (why) return why;
     why = bf_prepare(v, p);
     if (why) return why;
@@ -163,10 +166,10 @@ extern "C" const char *bf_fast_prepare(const tc_gemm_variant *v, tc_gemm_problem
     const long ldcat = (long)BF_WORDS * plan->kp;
     const CUtensorMapDataType bf16 = tma_dtype<__nv_bfloat16>::value;
     for (int w = 0; w < BF_WORDS; w++) { /* A: word w + 1 at slot w; B: at slot 2 - w */
-        plan->maps.a[w] =
-            tma_map_kmajor(plan->acat + w * plan->kp, bf16, p->M, p->K, ldcat, BF_FAST::BM);
-        plan->maps.b[w] = tma_map_kmajor(plan->bcat + (BF_WORDS - 1 - w) * plan->kp, bf16, p->N,
-                                         p->K, ldcat, BF_FAST::BN);
+        TC_CUDA_CHECK(tma_map_kmajor(&plan->maps.a[w], plan->acat + w * plan->kp, bf16, p->M, p->K,
+                                     ldcat, BF_FAST::BM));
+        TC_CUDA_CHECK(tma_map_kmajor(&plan->maps.b[w], plan->bcat + (BF_WORDS - 1 - w) * plan->kp,
+                                     bf16, p->N, p->K, ldcat, BF_FAST::BN));
     }
     return NULL;
 }
@@ -176,8 +179,11 @@ extern "C" void bf_fast_launch(const tc_gemm_variant *v, const tc_gemm_problem *
 {
     const bf_plan *plan = (const bf_plan *)p->plan;
     bf_split_both(plan, p, stream);
+    float *C = (float *)p->d_c;
     if (plan->t_max == bf_terms_9)
-        mw_launch<__nv_bfloat16, BF_FAST, BF_X9, BF_GROUP_M>(plan->maps, p, stream);
+        TC_CUDA_CHECK((mw_launch<__nv_bfloat16, BF_FAST, BF_X9, BF_GROUP_M>(
+            plan->maps, p->M, p->N, p->K, C, p->ldc, p->alpha, p->beta, stream)));
     else
-        mw_launch<__nv_bfloat16, BF_FAST, BF_X6, BF_GROUP_M>(plan->maps, p, stream);
+        TC_CUDA_CHECK((mw_launch<__nv_bfloat16, BF_FAST, BF_X6, BF_GROUP_M>(
+            plan->maps, p->M, p->N, p->K, C, p->ldc, p->alpha, p->beta, stream)));
 }

@@ -37,7 +37,7 @@
  * Minimum: sm_80 (DMMA, cp.async); v1_dmma16 sm_90. */
 #include "dmma.h"
 
-#include "gemm_tiles.cuh"
+#include "gemm_hooks.h"
 #include "mma_sync.cuh"
 
 #include <stdint.h>

@@ -542,7 +542,7 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
 static void print_list(const tc_gemm_chapter *ch)
 {
     printf("%s - %s\n\n", ch->name, ch->summary);
-    printf("%-18s %-9s %-6s %-11s %-6s %-11s %s\n", "variant", "precision", "min_sm", "sizes",
+    printf("%-21s %-9s %-6s %-11s %-6s %-11s %s\n", "variant", "precision", "min_sm", "sizes",
            "layout", "align", "description");
     for (int i = 0; i < ch->n_variants; i++) {
         const tc_gemm_variant *v = &ch->variants[i];
@@ -558,7 +558,7 @@ static void print_list(const tc_gemm_chapter *ch)
         if (v->align_ab.ptr > 1 || v->align_ab.ld > 1 || v->align_c.ptr > 1 || v->align_c.ld > 1)
             snprintf(align, sizeof align, "%d/%d|%d/%d", v->align_ab.ptr, v->align_ab.ld,
                      v->align_c.ptr, v->align_c.ld);
-        printf("%-18s %-9s sm_%-3d %-11s %-6s %-11s %s\n", v->name, v->precision, v->min_cc, sizes,
+        printf("%-21s %-9s sm_%-3d %-11s %-6s %-11s %s\n", v->name, v->precision, v->min_cc, sizes,
                layout, align, v->description);
     }
     printf("\nsizes: 'any', or the multiples M|N|K must have. layout: A, B, C row (R) or column "

@@ -4,22 +4,22 @@
  * __nv_bfloat16, float, int8_t):
  *   - moving a ROWS x COLS tile of a row-major matrix into shared memory, synchronously
  *     (load_tile_sync) or with cp.async (load_tile_async), zero-filled outside the matrix so that
- *     any M, N, K is correct, in 16-byte vectors when the rows allow it;
- *   - the host-side decision, per launch, whether they do (vector_paths);
+ *     any M, N, K is correct, in 16-byte vectors when the rows allow it (rows_vectorizable, a
+ *     host-side decision per launch);
  *   - the cp.async wrappers (common/cp_async.cuh, included here);
  *   - the order in which the blocks of a 1-D grid, or a persistent kernel, walk the tiles of C
- *     (block_tile_coords, tile_coords);
+ *     (block_tile_coords, tile_coords), and the number of tiles (tile_count);
  *   - the f32 epilogue's guarded pair store (store_pair);
- *   - the shared-memory opt-in (allow_smem).
- * Chapters 03, 04 and 05 use it; it has no state and only static functions, so every .cu file
- * that includes it gets its own copy. */
+ *   - the shared-memory opt-in (smem_optin).
+ * Chapters 03, 04, 05, 07 and 09 use it. It includes no harness header: a kernel file that uses
+ * it can be copied into any program (the GEMM driver's glue is common/gemm_hooks.h). It has no
+ * state and only static functions, so every .cu file that includes it gets its own copy. */
 #ifndef TC_GEMM_TILES_CUH
 #define TC_GEMM_TILES_CUH
 
-#include "check.h"
 #include "cp_async.cuh"
-#include "gemm_driver.h"
 
+#include <cuda_runtime_api.h>
 #include <stdint.h>
 
 /* Rows of a matrix can be moved in 16-byte vectors when the base is 16-byte aligned, every row
@@ -36,12 +36,6 @@ static inline bool rows_vectorizable(const void *ptr, long ld, long cols, size_t
 struct vec_flags {
     bool a, b, c;
 };
-static inline vec_flags vector_paths(const tc_gemm_problem *p, size_t ab_elem, size_t c_elem)
-{
-    return {rows_vectorizable(p->d_a, p->lda, p->K, ab_elem),
-            rows_vectorizable(p->d_b, p->ldb, p->N, ab_elem),
-            rows_vectorizable(p->d_c, p->ldc, p->N, c_elem)};
-}
 
 /* The slow path of the tile loads, for rows that are not 16-byte aligned: one vector's worth of
  * elements one by one, zeros outside the matrix. Out of line, so that it takes no registers
@@ -134,10 +128,10 @@ static __device__ __forceinline__ void block_tile_coords(int tiles_m, int tiles_
     tile_coords<GROUP_M>((int)blockIdx.x, tiles_m, tiles_n, tm, tn);
 }
 
-/* The number of block_m x block_n tiles of C: the 1-D grid of such kernels. */
-static inline unsigned tile_count(const tc_gemm_problem *p, int block_m, int block_n)
+/* The number of block_m x block_n tiles of an M x N matrix C: the 1-D grid of such kernels. */
+static inline unsigned tile_count(int M, int N, int block_m, int block_n)
 {
-    return (unsigned)((long)((p->M + block_m - 1) / block_m) * ((p->N + block_n - 1) / block_n));
+    return (unsigned)((long)((M + block_m - 1) / block_m) * ((N + block_n - 1) / block_n));
 }
 
 /* Epilogue helper for f32 C (row-major, ldc): C(r, c), C(r, c+1) = alpha (x, y) + beta C, c even,
@@ -163,18 +157,17 @@ static __device__ __forceinline__ void store_pair(float *__restrict__ C, long ld
 }
 
 /* Opts a kernel into `bytes` of dynamic shared memory (above 48 KiB it must ask), once per
- * kernel, outside any timed region (prepare() runs before timing). Returns NULL, or a
- * TC_GEMM_SKIP message when the GPU has less shared memory per block than that. */
-static inline const char *allow_smem(const void *kernel, size_t bytes)
+ * kernel, outside any timed region (a rung's plan, not its run). cudaErrorNotSupported when the
+ * GPU has less shared memory per block than that; the error of a failed call otherwise. */
+static inline cudaError_t smem_optin(const void *kernel, size_t bytes)
 {
     int dev = 0, optin = 0;
-    TC_CUDA_CHECK(cudaGetDevice(&dev));
-    TC_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    if (bytes > (size_t)optin)
-        return TC_GEMM_SKIP "the block tile needs more shared memory than this GPU has";
-    TC_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-    return NULL;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    if (e != cudaSuccess) return e;
+    if (bytes > (size_t)optin) return cudaErrorNotSupported;
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
 }
 
 #endif

@@ -40,7 +40,7 @@
 #ifndef TC_MMA_PIPELINE_CUH
 #define TC_MMA_PIPELINE_CUH
 
-#include "gemm_tiles.cuh"
+#include "gemm_hooks.h"
 #include "kmajor_tile.cuh"
 #include "mma_sync.cuh"
 

@@ -1,6 +1,7 @@
-/* common/tma_map.h - host side of the TMA: a CUtensorMap for a K-major operand tile (CUDA C++,
- * host code of chapter 05's wgmma_gemm.cu, wgmma_fp8.cu and wgmma_probe.cu, and of chapter 04's
- * wgmma rungs).
+/* common/tma_map.h - host side of the TMA: a CUtensorMap for a K-major operand tile or a box of C
+ * (CUDA C++, host code of the Hopper rungs of chapters 04, 05 and 09 and of 05's wgmma probe).
+ * Self-contained: every function returns a status instead of exiting, so a rung that uses it can
+ * be copied into any program.
  *
  * A tensor map describes a tensor in global memory (base, sizes, strides, element type) and the
  * box one copy moves (here 128 bytes along k: 64 16-bit values, 32 f32 or 128 fp8 values, by
@@ -18,8 +19,6 @@
  * parts of a box outside the tensor are filled with zeros in shared memory. */
 #ifndef TMA_MAP_H
 #define TMA_MAP_H
-
-#include "check.h"
 
 #include <cuda.h>
 #include <cudaTypedefs.h> /* PFN_cuTensorMapEncodeTiled */
@@ -50,6 +49,8 @@ static inline const char *tma_operand_unsupported(const void *ptr, long ld, int 
     return NULL;
 }
 
+/* cuTensorMapEncodeTiled through the runtime (no link against libcuda), or NULL when the driver
+ * has none (before CUDA 12, or no driver) */
 static inline PFN_cuTensorMapEncodeTiled_v12000 tma_encode_function(void)
 {
     static PFN_cuTensorMapEncodeTiled_v12000 fn = NULL;
@@ -57,15 +58,13 @@ static inline PFN_cuTensorMapEncodeTiled_v12000 tma_encode_function(void)
         cudaDriverEntryPointQueryResult found;
         void *p = NULL;
 #if CUDART_VERSION >= 12050
-        TC_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000,
-                                                       cudaEnableDefault, &found));
+        const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000,
+                                                               cudaEnableDefault, &found);
 #else
-        TC_CUDA_CHECK(
-            cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &found));
+        const cudaError_t e =
+            cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &found);
 #endif
-        if (found != cudaDriverEntryPointSuccess || !p)
-            tc_check_fail(__FILE__, __LINE__, "CUDA driver", "cuTensorMapEncodeTiled", "not found",
-                          "the driver has no TMA (needs CUDA 12 and sm_90)");
+        if (e != cudaSuccess || found != cudaDriverEntryPointSuccess || !p) return NULL;
         fn = (PFN_cuTensorMapEncodeTiled_v12000)p;
     }
     return fn;
@@ -73,38 +72,35 @@ static inline PFN_cuTensorMapEncodeTiled_v12000 tma_encode_function(void)
 
 /* The map of a rows x cols matrix of elements of `type`, cols contiguous, leading dimension ld,
  * in boxes of box_cols x box_rows whose rows (box_cols elements: 64 or 128 bytes) are swizzled
- * in shared memory with the swizzle of their width (64- or 128-byte). */
-static inline CUtensorMap tma_map_box(const void *base, CUtensorMapDataType type, long rows,
-                                      long cols, long ld, int box_cols, int box_rows)
+ * in shared memory with the swizzle of their width (64- or 128-byte), into *map.
+ * cudaErrorNotSupported when the driver has no TMA, cudaErrorInvalidValue when it refuses the
+ * map (tma_operand_unsupported says why beforehand for the usual reasons). */
+static inline cudaError_t tma_map_box(CUtensorMap *map, const void *base, CUtensorMapDataType type,
+                                      long rows, long cols, long ld, int box_cols, int box_rows)
 {
-    CUtensorMap map;
+    const PFN_cuTensorMapEncodeTiled_v12000 encode = tma_encode_function();
+    if (!encode) return cudaErrorNotSupported;
     const int bytes = tma_elem_bytes(type);
     const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows}; /* innermost first */
     const cuuint64_t strides[1] = {(cuuint64_t)ld * bytes};          /* bytes, of dims 1.. */
     const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
     const cuuint32_t element_strides[2] = {1, 1};
-    CUresult r = tma_encode_function()(
-        &map, type, 2, (void *)base, dims, strides, box, element_strides,
-        CU_TENSOR_MAP_INTERLEAVE_NONE,
-        box_cols * bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_128B,
-        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS) {
-        char detail[128];
-        snprintf(detail, sizeof detail, "CUresult %d for %ld x %ld, ld %ld, box %d x %d", (int)r,
-                 rows, cols, ld, box_cols, box_rows);
-        tc_check_fail(__FILE__, __LINE__, "CUDA driver", "cuTensorMapEncodeTiled", "failed",
-                      detail);
-    }
-    return map;
+    const CUresult r =
+        encode(map, type, 2, (void *)base, dims, strides, box, element_strides,
+               CU_TENSOR_MAP_INTERLEAVE_NONE,
+               box_cols * bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_128B,
+               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
 /* The map of a rows x K operand (FLOAT16, BFLOAT16, FLOAT32 for tf32, or UINT8 for fp8), K
  * contiguous: boxes of 128 bytes (one swizzle row: 64 16-bit, 32 f32 or 128 fp8 values) along k
  * by box_rows rows, in the 128-byte swizzle that wgmma_desc_sw128 describes (wgmma_ptx.cuh). */
-static inline CUtensorMap tma_map_kmajor(const void *base, CUtensorMapDataType type, long rows,
-                                         long K, long ld, int box_rows)
+static inline cudaError_t tma_map_kmajor(CUtensorMap *map, const void *base,
+                                         CUtensorMapDataType type, long rows, long K, long ld,
+                                         int box_rows)
 {
-    return tma_map_box(base, type, rows, K, ld, 128 / tma_elem_bytes(type), box_rows);
+    return tma_map_box(map, base, type, rows, K, ld, 128 / tma_elem_bytes(type), box_rows);
 }
 
 /* Zeroed host memory for a structure that holds CUtensorMaps: their type is 64-byte aligned,

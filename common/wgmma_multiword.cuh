@@ -2,7 +2,7 @@
  * the total kept on the CUDA cores: chapter 04's v8_3xtf32_fast (two tf32 words) and chapter 09's
  * v4_bf16xN_fast (three bf16 words).
  *
- * What it adds to the warp-specialised pipeline (wgmma_pipeline.cuh)
+ * What it adds to the parts of the warp-specialised rungs (wgmma_parts.cuh)
  *   Every value of A and B has been cut into WORDS words of type T before the GEMM (by the
  *   chapter's split pass, into a workspace: wgmma reads shared memory, so the split cannot happen
  *   in registers). Each stage of the ring holds the k-tile of every word: A's WORDS tiles, then
@@ -17,11 +17,15 @@
  *   that reads the registers of one in flight; the other consumer warpgroup's wgmma run
  *   meanwhile. Tiles of 128 x BN, two consumers, one tile per block, no cluster.
  *
+ * The host side takes plain arguments (no harness types): mw_kernel_ready once (the GPU's code,
+ * the shared-memory opt-in), the chapter's tensor maps of the words (common/tma_map.h), then
+ * mw_launch per product.
+ *
  * Minimum: sm_90a (the kernel body is compiled only there, TC_SM90A). */
 #ifndef TC_WGMMA_MULTIWORD_CUH
 #define TC_WGMMA_MULTIWORD_CUH
 
-#include "wgmma_pipeline.cuh"
+#include "wgmma_parts.cuh"
 
 /* A ring of STAGES stages, each holding WORDS tiles of A (128 rows) and WORDS tiles of B (BN
  * rows), 128-byte rows; the members are those ring<> and the kernel read (as in wg_config). */
@@ -32,7 +36,7 @@ template <int WORDS_, int BN_, int STAGES_> struct mw_config {
     static constexpr int A_TILE = BM * ROW_BYTES, B_TILE = BN * ROW_BYTES;
     static constexpr int A_BYTES = WORDS * A_TILE, B_BYTES = WORDS * B_TILE;
     static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
-    static constexpr int C_BYTES = 0, C_TMA_BYTES = 0; /* no staged epilogue (the ring's layout) */
+    static constexpr int EPILOGUE_BYTES = 0; /* the epilogue stores from registers */
     static constexpr int BARRIER_BYTES = 2 * STAGES * 8;
     static constexpr size_t SMEM_BYTES = (size_t)STAGES * STAGE_BYTES + BARRIER_BYTES + 1024;
     static_assert(BN == 128 || BN == 256, "wgmma_op is instantiated for n128 and n256");
@@ -150,7 +154,7 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
             const uint32_t a = smem_u32(r.a(s)) + cw * WG_M * ROW_BYTES;
             mw_k_tile<T, Cfg, Pairs>(part, a, smem_u32(r.b(s)));
             wgmma_wait_group<0>(); /* the partial is complete before the CUDA cores read it */
-            release_stage<1>(&r.empty[s]);
+            release_stage(&r.empty[s]);
             mw_add_partial(acc, part);
         }
         /* every pair guarded: the unguarded stores of epilogue_direct did not measure as a gain
@@ -161,22 +165,25 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
 }
 
 /* ---- host side ------------------------------------------------------------------------------- */
-/* NULL, or why the kernel cannot run here (a TC_GEMM_SKIP message) */
-template <class T, class Cfg, class Pairs, int GROUP> static const char *mw_kernel_ready(void)
+/* cudaSuccess when the kernel can run on this GPU (its sm_90a code, the shared memory it opts
+ * into); cudaErrorNotSupported when not; the failed call's error otherwise */
+template <class T, class Cfg, class Pairs, int GROUP> static cudaError_t mw_kernel_ready(void)
 {
     const void *kernel = (const void *)gemm_multiword<T, Cfg, Pairs, GROUP>;
-    const char *why = wgmma_kernel_unsupported(kernel);
-    return why ? why : allow_smem(kernel, Cfg::SMEM_BYTES);
+    const cudaError_t e = wg_code_runs_here(kernel);
+    return e != cudaSuccess ? e : smem_optin(kernel, Cfg::SMEM_BYTES);
 }
 
+/* C = alpha (the products of the words) + beta C, C M x N row-major f32 (ldc), from the words'
+ * tensor maps (K-major, 128-byte boxes by Cfg::BM rows for A and Cfg::BN rows for B) */
 template <class T, class Cfg, class Pairs, int GROUP>
-static void mw_launch(const mw_maps<Cfg::WORDS> &maps, const tc_gemm_problem *p,
-                      cudaStream_t stream)
+static cudaError_t mw_launch(const mw_maps<Cfg::WORDS> &maps, int M, int N, int K, float *C,
+                             long ldc, float alpha, float beta, cudaStream_t stream)
 {
     gemm_multiword<T, Cfg, Pairs, GROUP>
-        <<<tile_count(p, Cfg::BM, Cfg::BN), (Cfg::CONSUMERS + 1) * WG_THREADS, Cfg::SMEM_BYTES,
-           stream>>>(p->M, p->N, p->K, maps, (float *)p->d_c, p->ldc, p->alpha, p->beta,
-                     wg_c_vec2(p));
+        <<<tile_count(M, N, Cfg::BM, Cfg::BN), (Cfg::CONSUMERS + 1) * WG_THREADS, Cfg::SMEM_BYTES,
+           stream>>>(M, N, K, maps, C, ldc, alpha, beta, wg_c_vec2(C, ldc));
+    return cudaGetLastError();
 }
 
 #endif /* TC_WGMMA_MULTIWORD_CUH */

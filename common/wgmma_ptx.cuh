@@ -25,6 +25,8 @@
  *   fence_mbarrier_init      fence.mbarrier_init.release.cluster
  *   setmaxnreg_inc<R>, setmaxnreg_dec<R>
  *                            setmaxnreg.{inc,dec}.sync.aligned.u32 R
+ *   ld_acquire_gpu, st_release_gpu
+ *                            ld.acquire.gpu / st.release.gpu: a flag between blocks
  *   cluster_ctarank, cluster_sync
  *                            %cluster_ctarank; barrier.cluster.arrive.release + wait.acquire
  *
@@ -133,7 +135,7 @@
 /* The instructions exist only in sm_90a code. A file built for sm_90a alone (chapter 05 part 2)
  * uses them freely; a file built for several targets (chapter 04: sm_80 and up, sm_90a for 90)
  * compiles its wgmma kernels' bodies only #if TC_SM90A and checks on the host that the GPU runs
- * its sm_90a code (wgmma_kernel_unsupported in wgmma_pipeline.cuh). Compiling for sm_90 without the
+ * its sm_90a code (wg_code_runs_here in wgmma_parts.cuh). Compiling for sm_90 without the
  * "a" is the one mistake caught here. */
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define TC_SM90A 1
@@ -417,6 +419,21 @@ template <int R> static __device__ __forceinline__ void setmaxnreg_dec()
 {
     static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg takes 24..256 in steps of 8");
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
+}
+
+/* ---- flags between blocks in global memory ------------------------------------------------------
+ * A block that wrote data for another raises a flag with a release store (the data's stores are
+ * visible before the flag); the reader spins on an acquire load of it (the data's loads happen
+ * after). GPU scope: the blocks may run on any SMs. */
+static __device__ __forceinline__ int ld_acquire_gpu(const int *p)
+{
+    int v;
+    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+static __device__ __forceinline__ void st_release_gpu(int *p, int v)
+{
+    asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
 /* ---- clusters -------------------------------------------------------------------------------- */

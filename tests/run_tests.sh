@@ -14,7 +14,8 @@
 #      must exit 2 and say why on stderr (no GPU needed), and --help/--list must exit 0;
 #   4. every program's --test on the GPU: exit 0 passes, 77 is skipped (reason printed), anything
 #      else fails; cases a program skipped inside its --test are added to the skipped count. Logs go
-#      to BUILD/logs/.
+#      to BUILD/logs/. Then every --example FOLDER: BUILD/examples/FOLDER (the chapter's example.cu,
+#      its best kernel called from a plain program) run once, with the same exit codes.
 # TC_REQUIRE_GPU=1 turns every skip into a failure. Each test has a timeout (TC_TEST_TIMEOUT,
 # TC_UNIT_TIMEOUT, TC_BAD_INPUT_TIMEOUT, in seconds); a timeout is a failure that says so.
 # A program is named as FOLDER/PROGRAM (01_cublas_tensor_op/01_cublas_tensor_op); the binary is
@@ -23,11 +24,12 @@
 set -u
 build=${1:?usage: run_tests.sh BUILD [--unit PROGRAM]... [--chapter FOLDER]... FOLDER/PROGRAM...}
 shift
-units=() chapters=()
+units=() chapters=() examples=()
 while [ $# -gt 0 ]; do
     case $1 in
     --unit) units+=("$2"); shift 2 ;;
     --chapter) chapters+=("$2"); shift 2 ;;
+    --example) examples+=("$2"); shift 2 ;;
     *) break ;;
     esac
 done
@@ -209,6 +211,27 @@ for item in "$@"; do
         result FAIL "$c --test" "exit $rc${counts:+ (${counts#*--test: })}, log $log"
         grep -E '^FAIL|error' "$log" | head -n 20 | sed 's/^/     | /'
         ;;
+    esac
+done
+
+# ---- 4, continued: each chapter's example.cu --------------------------------------------------
+for c in ${examples[@]+"${examples[@]}"}; do
+    bin=$build/examples/$c
+    if [ ! -x "$bin" ]; then
+        if [ -f "$build/skipped/example-$c" ]; then
+            skip_or_fail "$c/example" "$(cat "$build/skipped/example-$c")"
+        else
+            result FAIL "$c/example" "$bin is missing and the build gave no reason (run make)"
+        fi
+        continue
+    fi
+    log=$build/logs/$c.example.log
+    timeout -k 10 "$test_timeout" "$bin" >"$log" 2>&1
+    rc=$?
+    case $rc in
+    0) result PASS "$c/example" "$(tail -n 1 "$log")" ;;
+    77) skip_or_fail "$c/example" "$(grep -m1 '^SKIP' "$log" | sed 's/^SKIP: //')" ;;
+    *) result FAIL "$c/example" "exit $rc: $(tail -n 1 "$log")" ;;
     esac
 done
 

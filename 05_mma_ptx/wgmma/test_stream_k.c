@@ -1,7 +1,10 @@
-/* tests/test_stream_k.c - common/stream_k.h: for many grids, every (unit, k-tile) is done by
- * exactly one cluster, a cluster has at most one partial segment and no finisher of its own
- * waits before it (its first stream-K segment), and a finisher's partial sums are exactly those
- * that cover its unit's k-tiles before its own, one per cluster, in cluster order. */
+/* 05_mma_ptx/wgmma/test_stream_k.c - stream_k.h (v6_streamk's split of the last round): for many
+ * grids, every (unit, k-tile) is done by exactly one cluster, a cluster has at most one partial
+ * segment and no finisher of its own waits before it (its first stream-K segment), a finisher's
+ * partial sums are exactly those that cover its unit's k-tiles before its own, one per cluster,
+ * in cluster order, and every partial sum is waited for by exactly one finisher (the flag a
+ * partial raises is lowered by the one cluster that reads it, so a launch leaves every flag as it
+ * found it). */
 #include "unit.h"
 
 #include "stream_k.h"
@@ -15,7 +18,9 @@ static int check_grid(int units, int clusters, int k_tiles, int stream_k)
     const int cells = units * k_tiles;
     int *owner = (int *)malloc(sizeof(int) * cells);   /* the cluster that does (unit, k) */
     int *partial = (int *)malloc(sizeof(int) * cells); /* 1 if it does it in a partial segment */
-    UNIT_CHECK(owner && partial, "out of memory");
+    int *has_partial = (int *)calloc((size_t)clusters, sizeof(int)); /* a partial segment */
+    int *waited = (int *)calloc((size_t)clusters, sizeof(int)); /* finishers that wait for it */
+    UNIT_CHECK(owner && partial && has_partial && waited, "out of memory");
     for (int i = 0; i < cells; i++) owner[i] = -1, partial[i] = 0;
     for (int c = 0; c < clusters; c++) {
         const tc_sk_work w = tc_sk_make(units, clusters, c, k_tiles, stream_k);
@@ -26,6 +31,7 @@ static int check_grid(int units, int clusters, int k_tiles, int stream_k)
                            "%dx%d k%d: cluster %d: a partial "
                            "segment after a split unit's finisher, or two",
                            units, clusters, k_tiles, c);
+                has_partial[c] = 1;
             } else if (t0 > 0) {
                 seen_finisher = 1;
             }
@@ -65,9 +71,14 @@ static int check_grid(int units, int clusters, int k_tiles, int stream_k)
             }
             UNIT_CHECK(expect == c - 1, "unit %d: partials end at cluster %d, finisher %d", unit,
                        expect, c);
+            for (int p = lo; p < c; p++) waited[p]++;
         }
     }
-    free(owner), free(partial);
+    for (int c = 0; c < clusters; c++)
+        UNIT_CHECK(waited[c] == has_partial[c],
+                   "%dx%d k%d: cluster %d: %d finishers wait for its %d partial sums", units,
+                   clusters, k_tiles, c, waited[c], has_partial[c]);
+    free(owner), free(partial), free(has_partial), free(waited);
     return 0;
 }
 

@@ -108,8 +108,9 @@ extern "C" void probe_wgmma_launch(int bf16, int n, int by_tma, const uint16_t *
     /* the maps describe exactly the valid part: the TMA fills the rest of each box with zeros */
     const CUtensorMapDataType type =
         bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-    const CUtensorMap ma = tma_map_kmajor(a, type, m_valid, k_valid, k_valid, 64);
-    const CUtensorMap mb = tma_map_kmajor(b, type, n_valid, k_valid, k_valid, n);
+    CUtensorMap ma, mb;
+    TC_CUDA_CHECK(tma_map_kmajor(&ma, a, type, m_valid, k_valid, k_valid, 64));
+    TC_CUDA_CHECK(tma_map_kmajor(&mb, b, type, n_valid, k_valid, k_valid, n));
     const size_t smem = probe_wgmma_smem(n);
 #define PROBE_LAUNCH(T, NN)                                                                        \
     do {                                                                                           \

@@ -1,6 +1,6 @@
-/* common/stream_k.h - the work of one cluster of a persistent GEMM grid with a stream-K last round
- * (chapter 05's v7_streamk): plain C, so that the CPU test (tests/test_stream_k.c) checks the
- * same code the kernel runs.
+/* 05_mma_ptx/wgmma/stream_k.h - the work of one cluster of a persistent GEMM grid with a stream-K
+ * last round (v6_streamk): plain C, so that the CPU test (test_stream_k.c) checks the same code
+ * the kernel runs.
  *
  * A persistent grid of `clusters` clusters walks `units` units (tiles of C, or columns of a
  * cluster's tiles) of `k_tiles` k-tiles each, in rounds. When units % clusters = r is not 0, the

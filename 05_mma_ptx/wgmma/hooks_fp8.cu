@@ -1,0 +1,141 @@
+/* 05_mma_ptx/wgmma/hooks_fp8.cu - the FP8 rungs of the Hopper ladder as hooks of the GEMM driver
+ * (wgmma_gemm.h), e4m3 or e5m2 inputs as the variant's impl says: each prepare() makes its rung's
+ * plan with the rung's plain prepare function (outside the timed region), each launch() runs it,
+ * hook_release_plan (hooks_f16.cu) frees it. A problem a rung cannot take is reported as skipped
+ * with the rung's own reason. The kernels are in the rung files; nothing here is the lesson.
+ *
+ *   fp8_v1_promote  fp8_v1_promote.cuh           fp8_v3_wide      fp8_v3_wide.cuh
+ *   fp8_v2_pairs    fp8_v2_pairs.cuh             fp8_v4_tmastore  fp8_v4_tmastore.cuh */
+#include "wgmma_gemm.h"
+
+#include "fp8_v1_promote.cuh"
+#include "fp8_v2_pairs.cuh"
+#include "fp8_v3_wide.cuh"
+#include "fp8_v4_tmastore.cuh"
+#include "gemm_hooks.h"
+
+#include <stdlib.h>
+
+static bool is_e5m2(const tc_gemm_variant *v)
+{
+    return *(const wgmma_input *)v->impl == WGMMA_IN_E5M2;
+}
+
+/* A plan in host memory that holds CUtensorMaps (64-byte aligned), or NULL */
+template <class Plan> static Plan *new_plan() { return (Plan *)tma_host_calloc(sizeof(Plan)); }
+
+/* ---- fp8_v1_promote ----------------------------------------------------------------------------- */
+template <class T> static const char *prepare_fp8_v1(tc_gemm_problem *p)
+{
+    wgmma_fp8_v1_promote_plan *plan = new_plan<wgmma_fp8_v1_promote_plan>();
+    if (!plan) return "out of host memory";
+    const T *A = (const T *)p->d_a, *B = (const T *)p->d_b;
+    const cudaError_t e = wgmma_fp8_v1_promote_prepare<T>(plan, p->M, p->N, p->K, A, p->lda, B,
+                                                          p->ldb, (float *)p->d_c, p->ldc);
+    if (e != cudaSuccess) {
+        free(plan);
+        return hook_status(
+            e, wgmma_fp8_v1_promote_unsupported<T>(p->M, p->N, p->K, A, p->lda, B, p->ldb));
+    }
+    p->plan = plan;
+    return NULL;
+}
+extern "C" const char *hook_fp8_v1_promote_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    return is_e5m2(v) ? prepare_fp8_v1<__nv_fp8_e5m2>(p) : prepare_fp8_v1<__nv_fp8_e4m3>(p);
+}
+extern "C" void hook_fp8_v1_promote_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                                           cudaStream_t stream)
+{
+    const wgmma_fp8_v1_promote_plan *plan = (const wgmma_fp8_v1_promote_plan *)p->plan;
+    TC_CUDA_CHECK(is_e5m2(v)
+                      ? wgmma_fp8_v1_promote_run<__nv_fp8_e5m2>(plan, p->alpha, p->beta, stream)
+                      : wgmma_fp8_v1_promote_run<__nv_fp8_e4m3>(plan, p->alpha, p->beta, stream));
+}
+
+/* ---- fp8_v2_pairs ----------------------------------------------------------------------------- */
+template <class T> static const char *prepare_fp8_v2(tc_gemm_problem *p)
+{
+    wgmma_fp8_v2_pairs_plan *plan = new_plan<wgmma_fp8_v2_pairs_plan>();
+    if (!plan) return "out of host memory";
+    const T *A = (const T *)p->d_a, *B = (const T *)p->d_b;
+    const cudaError_t e = wgmma_fp8_v2_pairs_prepare<T>(plan, p->M, p->N, p->K, A, p->lda, B,
+                                                        p->ldb, (float *)p->d_c, p->ldc);
+    if (e != cudaSuccess) {
+        free(plan);
+        return hook_status(
+            e, wgmma_fp8_v2_pairs_unsupported<T>(p->M, p->N, p->K, A, p->lda, B, p->ldb));
+    }
+    p->plan = plan;
+    return NULL;
+}
+extern "C" const char *hook_fp8_v2_pairs_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    return is_e5m2(v) ? prepare_fp8_v2<__nv_fp8_e5m2>(p) : prepare_fp8_v2<__nv_fp8_e4m3>(p);
+}
+extern "C" void hook_fp8_v2_pairs_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                                         cudaStream_t stream)
+{
+    const wgmma_fp8_v2_pairs_plan *plan = (const wgmma_fp8_v2_pairs_plan *)p->plan;
+    TC_CUDA_CHECK(is_e5m2(v)
+                      ? wgmma_fp8_v2_pairs_run<__nv_fp8_e5m2>(plan, p->alpha, p->beta, stream)
+                      : wgmma_fp8_v2_pairs_run<__nv_fp8_e4m3>(plan, p->alpha, p->beta, stream));
+}
+
+/* ---- fp8_v3_wide ----------------------------------------------------------------------------- */
+template <class T> static const char *prepare_fp8_v3(tc_gemm_problem *p)
+{
+    wgmma_fp8_v3_wide_plan *plan = new_plan<wgmma_fp8_v3_wide_plan>();
+    if (!plan) return "out of host memory";
+    const T *A = (const T *)p->d_a, *B = (const T *)p->d_b;
+    const cudaError_t e = wgmma_fp8_v3_wide_prepare<T>(plan, p->M, p->N, p->K, A, p->lda, B, p->ldb,
+                                                       (float *)p->d_c, p->ldc);
+    if (e != cudaSuccess) {
+        free(plan);
+        return hook_status(
+            e, wgmma_fp8_v3_wide_unsupported<T>(p->M, p->N, p->K, A, p->lda, B, p->ldb));
+    }
+    p->plan = plan;
+    return NULL;
+}
+extern "C" const char *hook_fp8_v3_wide_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    return is_e5m2(v) ? prepare_fp8_v3<__nv_fp8_e5m2>(p) : prepare_fp8_v3<__nv_fp8_e4m3>(p);
+}
+extern "C" void hook_fp8_v3_wide_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                                        cudaStream_t stream)
+{
+    const wgmma_fp8_v3_wide_plan *plan = (const wgmma_fp8_v3_wide_plan *)p->plan;
+    TC_CUDA_CHECK(is_e5m2(v)
+                      ? wgmma_fp8_v3_wide_run<__nv_fp8_e5m2>(plan, p->alpha, p->beta, stream)
+                      : wgmma_fp8_v3_wide_run<__nv_fp8_e4m3>(plan, p->alpha, p->beta, stream));
+}
+
+/* ---- fp8_v4_tmastore ----------------------------------------------------------------------------- */
+template <class T> static const char *prepare_fp8_v4(tc_gemm_problem *p)
+{
+    wgmma_fp8_v4_tmastore_plan *plan = new_plan<wgmma_fp8_v4_tmastore_plan>();
+    if (!plan) return "out of host memory";
+    const T *A = (const T *)p->d_a, *B = (const T *)p->d_b;
+    const cudaError_t e = wgmma_fp8_v4_tmastore_prepare<T>(plan, p->M, p->N, p->K, A, p->lda, B,
+                                                           p->ldb, (float *)p->d_c, p->ldc);
+    if (e != cudaSuccess) {
+        free(plan);
+        return hook_status(
+            e, wgmma_fp8_v4_tmastore_unsupported<T>(p->M, p->N, p->K, A, p->lda, B, p->ldb));
+    }
+    p->plan = plan;
+    return NULL;
+}
+extern "C" const char *hook_fp8_v4_tmastore_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    return is_e5m2(v) ? prepare_fp8_v4<__nv_fp8_e5m2>(p) : prepare_fp8_v4<__nv_fp8_e4m3>(p);
+}
+extern "C" void hook_fp8_v4_tmastore_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                                            cudaStream_t stream)
+{
+    const wgmma_fp8_v4_tmastore_plan *plan = (const wgmma_fp8_v4_tmastore_plan *)p->plan;
+    TC_CUDA_CHECK(is_e5m2(v)
+                      ? wgmma_fp8_v4_tmastore_run<__nv_fp8_e5m2>(plan, p->alpha, p->beta, stream)
+                      : wgmma_fp8_v4_tmastore_run<__nv_fp8_e4m3>(plan, p->alpha, p->beta, stream));
+}

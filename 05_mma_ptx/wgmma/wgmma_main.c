@@ -1,0 +1,158 @@
+/* 05_mma_ptx/wgmma/wgmma_main.c - the host driver of the Hopper GEMM ladder, part 2 of chapter 05.
+ * sm_90a only: on any other GPU the program exits 77 with one line.
+ *
+ * The variant table below is the whole ladder as the tools see it: --list prints it, --test runs
+ * every row on the test matrix (odd sizes, alpha/beta != (1, 0), padded and offset operands),
+ * --bench times every row at 4096^3 and 8192^3 next to cuBLAS in the same layout, precision and
+ * run. Two tracks, each numbered on its own:
+ *   f16/bf16  v1_wgmma .. v6_streamk, f16 inputs ("FP16 GEMM") and bf16 inputs ("BF16 GEMM",
+ *             names with _bf16), against cuBLAS;
+ *   FP8       fp8_v1_promote .. fp8_v4_tmastore, e4m3 and e5m2 inputs ("FP8 GEMM"), against
+ *             cuBLASLt's e4m3 (it has no e5m2 x e5m2).
+ * Each rung's kernel and plain launcher is its own file (the table's comments name them);
+ * hooks_f16.cu and hooks_fp8.cu bind them to the rows.
+ *
+ * Layout of every row: A row-major, B column-major, C row-major f32 ("RCR" in --list), as in
+ * part 1 (05_mma_gemm), so the two ladders and their cuBLAS rows compare directly.
+ *
+ * Build and run
+ *   make && build/bin/05_wgmma_gemm                  # the ladder at 4096^3
+ *   build/bin/05_wgmma_gemm --list                   # the variants and their constraints
+ *   build/bin/05_wgmma_gemm --variant v4_cluster --size 8192x8192x8192
+ *   build/bin/05_wgmma_gemm --bench                  # CSV rows for make bench
+ *   build/bin/05_wgmma_probe --test                  # the wgmma/TMA unit tests these rely on
+ */
+#include "cublas_gemm.h"
+#include "wgmma_gemm.h"
+
+/* sm_90a code runs on compute capability 9.0 only ("a": not forward compatible). */
+static void *wgmma_chapter_init(const tc_device_info *dev, FILE *info)
+{
+    if (dev->cc != 90)
+        tc_skip("05_wgmma_gemm", "wgmma and TMA code is built for sm_90a only; %s is sm_%d",
+                dev->name, dev->cc);
+    return tc_cublas_chapter_init(dev, info);
+}
+
+// clang-format off
+#define ROW TC_ROW_MAJOR
+#define COL TC_COL_MAJOR
+/* the TMA reads A and B: 16-byte aligned starts and row pitches */
+#define TMA_ALIGN {.ptr = 16, .ld = 16}
+/* what every row of a track shares; each row then names its rung, hooks and description */
+#define F16_ROW  .precision = "f16f32",  .min_cc = 90, .a_layout = ROW, .b_layout = COL, \
+                 .c_layout = ROW, .problem = "FP16 GEMM", .baseline = "cublas_f16f32", \
+                 .impl = &wgmma_in_f16
+#define BF16_ROW .precision = "bf16f32", .min_cc = 90, .a_layout = ROW, .b_layout = COL, \
+                 .c_layout = ROW, .problem = "BF16 GEMM", .baseline = "cublas_bf16f32", \
+                 .impl = &wgmma_in_bf16
+/* v2 and up read A and B with the TMA: K a multiple of 8 (16-byte rows) */
+#define TMA_16BIT .mult_k = 8, .align_ab = TMA_ALIGN
+/* an FP8 rung: K a multiple of 16 (16-byte rows for the TMA) */
+#define FP8_ROW  .min_cc = 90, .a_layout = ROW, .b_layout = COL, .c_layout = ROW, \
+                 .problem = "FP8 GEMM", .baseline = "cublaslt_e4m3f32", .mult_k = 16, \
+                 .align_ab = TMA_ALIGN, .release = hook_release_plan
+#define E4M3 .precision = "e4m3f32", .impl = &wgmma_in_e4m3
+#define E5M2 .precision = "e5m2f32", .impl = &wgmma_in_e5m2, \
+             .description = "the same with e5m2 inputs (compared with cuBLASLt's e4m3)"
+#define CUBLAS_ROW .min_cc = 80, .a_layout = ROW, .b_layout = COL, .c_layout = ROW, \
+                   .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, \
+                   .release = tc_cublas_release
+
+/* the descriptions, one per rung (f16 and bf16 rows share them) */
+#define V1_WHAT "wgmma m64n128k16, 128x128, cp.async 3-stage ring, swizzle by hand"
+#define V2_WHAT "v1 with TMA loads, 4-stage mbarrier ring, one wgmma group in flight"
+#define V3_WHAT "128x256, producer warpgroup + 2 consumers (m64n256k16), setmaxnreg"
+#define V4_WHAT "v3 persistent (a block per SM walks tiles), clusters of 2, B multicast"
+#define V5_WHAT "v4 with C out through TMA stores of 64x32 boxes, two buffers per consumer"
+#define V6_WHAT "v5 with the last round's k-tiles shared evenly by all clusters (stream-K)"
+
+static const tc_gemm_variant variants[] = {
+    /* f16 in, f32 accumulate and out                                     rung file */
+    {.name = "cublas_f16f32", .precision = "f16f32", .problem = "FP16 GEMM", CUBLAS_ROW,
+     .impl = &tc_cublas_f16f32,
+     .description = "cuBLAS, f16 in, f32 accumulate and out (the f16 baseline)"},
+    {.name = "v1_wgmma", F16_ROW, .description = V1_WHAT,                   /* wgmma/v1_wgmma.cuh */
+     .prepare = hook_v1_wgmma_prepare, .launch = hook_v1_wgmma_launch, .release = hook_release_plan},
+    {.name = "v2_tma", F16_ROW, TMA_16BIT, .description = V2_WHAT,          /* wgmma/v2_tma.cuh */
+     .prepare = hook_v2_tma_prepare, .launch = hook_v2_tma_launch, .release = hook_release_plan},
+    {.name = "v3_warpspec", F16_ROW, TMA_16BIT, .description = V3_WHAT,     /* wgmma/v3_warpspec.cuh */
+     .prepare = hook_v3_warpspec_prepare, .launch = hook_v3_warpspec_launch,
+     .release = hook_release_plan},
+    {.name = "v4_cluster", F16_ROW, TMA_16BIT, .description = V4_WHAT,      /* common/wgmma_v4_cluster.cuh */
+     .prepare = hook_v4_cluster_prepare, .launch = hook_v4_cluster_launch,
+     .release = hook_release_plan},
+    {.name = "v5_tmastore", F16_ROW, TMA_16BIT, .description = V5_WHAT,     /* wgmma/v5_tmastore.cuh */
+     .prepare = hook_v5_tmastore_prepare, .launch = hook_v5_tmastore_launch,
+     .release = hook_release_plan},
+    {.name = "v6_streamk", F16_ROW, TMA_16BIT, .description = V6_WHAT,      /* wgmma/v6_streamk.cuh */
+     .prepare = hook_v6_streamk_prepare, .launch = hook_v6_streamk_launch,
+     .release = hook_v6_streamk_release},
+
+    /* bf16 in: the same rungs */
+    {.name = "cublas_bf16f32", .precision = "bf16f32", .problem = "BF16 GEMM", CUBLAS_ROW,
+     .impl = &tc_cublas_bf16f32,
+     .description = "cuBLAS, bf16 in, f32 accumulate and out (the bf16 baseline)"},
+    {.name = "v1_wgmma_bf16", BF16_ROW, .description = V1_WHAT,
+     .prepare = hook_v1_wgmma_prepare, .launch = hook_v1_wgmma_launch, .release = hook_release_plan},
+    {.name = "v2_tma_bf16", BF16_ROW, TMA_16BIT, .description = V2_WHAT,
+     .prepare = hook_v2_tma_prepare, .launch = hook_v2_tma_launch, .release = hook_release_plan},
+    {.name = "v3_warpspec_bf16", BF16_ROW, TMA_16BIT, .description = V3_WHAT,
+     .prepare = hook_v3_warpspec_prepare, .launch = hook_v3_warpspec_launch,
+     .release = hook_release_plan},
+    {.name = "v4_cluster_bf16", BF16_ROW, TMA_16BIT, .description = V4_WHAT,
+     .prepare = hook_v4_cluster_prepare, .launch = hook_v4_cluster_launch,
+     .release = hook_release_plan},
+    {.name = "v5_tmastore_bf16", BF16_ROW, TMA_16BIT, .description = V5_WHAT,
+     .prepare = hook_v5_tmastore_prepare, .launch = hook_v5_tmastore_launch,
+     .release = hook_release_plan},
+    {.name = "v6_streamk_bf16", BF16_ROW, TMA_16BIT, .description = V6_WHAT,
+     .prepare = hook_v6_streamk_prepare, .launch = hook_v6_streamk_launch,
+     .release = hook_v6_streamk_release},
+
+    /* FP8 (e4m3, e5m2) in, f32 accumulate and out */
+    {.name = "cublaslt_e4m3f32", .precision = "e4m3f32", .min_cc = 89, .a_layout = ROW,
+     .b_layout = COL, .c_layout = ROW, .problem = "FP8 GEMM",
+     .mult_m = 16, .mult_n = 16, .mult_k = 16, .align_ab = TMA_ALIGN,
+     .align_c = {.ptr = 16, .ld = 64}, /* cuBLASLt FP8: every ld a multiple of 16 elements */
+     .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, .release = tc_cublas_release,
+     .impl = &tc_cublas_e4m3f32,
+     .description = "cuBLASLt, fp8 e4m3 in, f32 out (the fp8 baseline; it has no e5m2 x e5m2)"},
+    {.name = "fp8_v1_promote_e4m3", FP8_ROW, E4M3,                          /* wgmma/fp8_v1_promote.cuh */
+     .description = "v4 for fp8: wgmma m64n128k32, 128x128, f32 promotion per k-tile",
+     .prepare = hook_fp8_v1_promote_prepare, .launch = hook_fp8_v1_promote_launch},
+    {.name = "fp8_v1_promote_e5m2", FP8_ROW, E5M2,
+     .prepare = hook_fp8_v1_promote_prepare, .launch = hook_fp8_v1_promote_launch},
+    {.name = "fp8_v2_pairs_e4m3", FP8_ROW, E4M3,                            /* wgmma/fp8_v2_pairs.cuh */
+     .description = "fp8_v1 with two partial sums in turn: one k-tile on the tensor cores "
+                    "while the last is added",
+     .prepare = hook_fp8_v2_pairs_prepare, .launch = hook_fp8_v2_pairs_launch},
+    {.name = "fp8_v2_pairs_e5m2", FP8_ROW, E5M2,
+     .prepare = hook_fp8_v2_pairs_prepare, .launch = hook_fp8_v2_pairs_launch},
+    {.name = "fp8_v3_wide_e4m3", FP8_ROW, E4M3,                             /* wgmma/fp8_v3_wide.cuh */
+     .description = "fp8_v2 on 128x144 tiles (m64n144k32) where they fill the last round "
+                    "better, else 128x128",
+     .prepare = hook_fp8_v3_wide_prepare, .launch = hook_fp8_v3_wide_launch},
+    {.name = "fp8_v3_wide_e5m2", FP8_ROW, E5M2,
+     .prepare = hook_fp8_v3_wide_prepare, .launch = hook_fp8_v3_wide_launch},
+    {.name = "fp8_v4_tmastore_e4m3", FP8_ROW, E4M3,                         /* wgmma/fp8_v4_tmastore.cuh */
+     .description = "fp8_v3 with C out through TMA stores, its 6 stages kept",
+     .prepare = hook_fp8_v4_tmastore_prepare, .launch = hook_fp8_v4_tmastore_launch},
+    {.name = "fp8_v4_tmastore_e5m2", FP8_ROW, E5M2,
+     .prepare = hook_fp8_v4_tmastore_prepare, .launch = hook_fp8_v4_tmastore_launch},
+};
+// clang-format on
+
+int main(int argc, char **argv)
+{
+    static const tc_gemm_chapter chapter = {
+        .name = "05_wgmma_gemm",
+        .summary = "the Hopper GEMM ladder (f16, bf16 and fp8 in, f32 out): wgmma, TMA, warp "
+                   "specialisation, persistent, clusters, TMA stores, stream-K (sm_90a)",
+        .variants = variants,
+        .n_variants = TC_COUNT(variants),
+        .min_cc = 90,
+        .init = wgmma_chapter_init,
+    };
+    return tc_gemm_main(argc, argv, &chapter);
+}
