@@ -6,7 +6,7 @@
 # need sm_80 (cp.async, mma.m16n8k32) report skipped below it.
 $(d)_PROGS          := 07_dp4a_basics 07_int8_gemm 07_correlator
 07_dp4a_basics_SRCS := dp4a_basics.c dp4a_basics.cu dp4a_model.c
-07_int8_gemm_SRCS   := main.c int8_gemm.cu
+07_int8_gemm_SRCS   := main.c hooks.cu i8_to_f32.cu
 07_correlator_SRCS  := correlator.c correlator.cu
 $(d)_LIBS           := -lcublasLt -lcublas
 $(d)_MIN_SM         := 75
@@ -15,5 +15,8 @@ $(d)_NEEDS          :=
 # CPU tests: the dp4a/dp2a models (dp4a_model.c) and the correlator's layouts and arithmetic
 $(d)_CPU_TESTS      := test_dp4a_model.c test_correlator.c
 $(d)_CPU_TEST_SRCS  := dp4a_model.c
+# example.cu: the best rung (v5_mma_s8) from a plain program; make test builds and runs it
+$(d)_EXAMPLE        := example.cu
+$(d)_EXAMPLE_TARGET := 80
 # make bench QUICK=1: the INT8 ladder at one size (the ceilings and the correlator have one)
 07_int8_gemm_BENCH_QUICK := --size 8192x8192x8192

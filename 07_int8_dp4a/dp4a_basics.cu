@@ -11,7 +11,7 @@
  *   and random words; the host compares each result bit for bit with dp4a_model.c.
  *   Then the int8 tensor-core instruction, mma.sync m16n8k32 .s8: 8192 integer operations per warp
  *   instruction. Its fragments are tested one warp at a time, as in chapter 05, before the GEMM
- *   (int8_gemm.cu) uses them:
+ *   (v5_mma_s8.cuh) uses them:
  *     probe_imma        registers packed by hand from the lane map of imma_ptx.cuh -> mma -> D
  *     probe_ldmatrix_b8 raw registers of ldmatrix on 16-byte rows of int8 data, against the map
  *     probe_imma_tile   the GEMM's own path: K-major int8 tiles (plain and swizzled) -> ldmatrix

@@ -1,4 +1,5 @@
-/* 07_int8_dp4a/main.c - the host driver of the INT8 GEMM ladder (kernels in int8_gemm.cu).
+/* 07_int8_dp4a/main.c - the host driver of the INT8 GEMM ladder (one file per rung: v1_int32.cuh
+ * .. v5_mma_s8.cuh, bound to this table by hooks.cu).
  *
  * The variant table below is the whole ladder as the tools see it: --list prints it, --test runs
  * every row on the driver's test matrix (odd sizes, K not a multiple of 4, alpha = 2 and
@@ -84,10 +85,13 @@ static void sgemm_release(const tc_gemm_variant *v, tc_gemm_problem *p)
 // clang-format off
 #define ROW TC_ROW_MAJOR
 #define COL TC_COL_MAJOR
-/* A row: what every row shares, then its own fields; a rung: int8 in, int32 out, against cuBLAS */
+/* A row: what every row shares, then its own fields; a rung: int8 in, int32 out, against cuBLAS,
+ * its plan freed by hook_release_plan (hooks.cu) */
 #define INT8(...)                                                                                  \
     {.a_layout = ROW, .b_layout = COL, .c_layout = ROW, .problem = "INT8 GEMM", __VA_ARGS__}
-#define RUNG(...) INT8(.precision = "i8i32", .baseline = "cublas_i8i32", __VA_ARGS__)
+#define RUNG(...)                                                                                  \
+    INT8(.precision = "i8i32", .baseline = "cublas_i8i32", .release = hook_release_plan,           \
+         __VA_ARGS__)
 
 static const tc_gemm_variant variants[] = {
     INT8(.name = "cublas_i8i32", .precision = "i8i32", .min_cc = 75, .mult_k = 4,
@@ -97,15 +101,20 @@ static const tc_gemm_variant variants[] = {
     INT8(.name = "cublas_sgemm", .precision = "i8f32", .min_cc = 75, .baseline = "cublas_i8i32",
          .prepare = sgemm_prepare, .launch = sgemm_launch, .release = sgemm_release,
          .description = "cuBLAS FP32 SGEMM (CUDA cores) on the same values as f32: why integers"),
-    RUNG(.name = "v1_int32",         .min_cc = 75, .launch = i8_v1_launch,
+    RUNG(.name = "v1_int32",         .min_cc = 75,
+         .prepare = hook_v1_int32_prepare, .launch = hook_v1_int32_launch,
          .description = "textbook 16x16 smem tiles, one output per thread, int32 IMAD"),
-    RUNG(.name = "v2_dp4a_smem",     .min_cc = 75, .launch = i8_v2_launch,
+    RUNG(.name = "v2_dp4a_smem",     .min_cc = 75,
+         .prepare = hook_v2_dp4a_smem_prepare, .launch = hook_v2_dp4a_smem_launch,
          .description = "16x16 tiles of 64-byte k, one output per thread, __dp4a on words"),
-    RUNG(.name = "v3_dp4a_regblock", .min_cc = 75, .launch = i8_v3_launch,
+    RUNG(.name = "v3_dp4a_regblock", .min_cc = 75,
+         .prepare = hook_v3_dp4a_regblock_prepare, .launch = hook_v3_dp4a_regblock_launch,
          .description = "128x128 tile, 8x8 outputs per thread, k-major smem, LDS.128"),
-    RUNG(.name = "v4_wmma_s8",       .min_cc = 80, .prepare = i8_v4_prepare, .launch = i8_v4_launch,
+    RUNG(.name = "v4_wmma_s8",       .min_cc = 80,
+         .prepare = hook_v4_wmma_s8_prepare, .launch = hook_v4_wmma_s8_launch,
          .description = "WMMA s8 16x16x16, 128x128, k-slab smem, 4-stage cp.async"),
-    RUNG(.name = "v5_mma_s8",        .min_cc = 80, .prepare = i8_v5_prepare, .launch = i8_v5_launch,
+    RUNG(.name = "v5_mma_s8",        .min_cc = 80,
+         .prepare = hook_v5_mma_s8_prepare, .launch = hook_v5_mma_s8_launch,
          .description = "mma.sync m16n8k32 + ldmatrix, swizzle, 128x256, dbuf fragments"),
 };
 // clang-format on
