@@ -59,6 +59,30 @@ static const test_case test_cases[] = {
     {.M = 64, .N = 72, .K = 64, .scale = 1, .mem = {.ld_pad = {0, 0, 3}}},
     {.M = 100, .N = 37, .K = 513, .mem = {.offset = {0, 1, 0}}},
     {.M = 48, .N = 40, .K = 72, .mem = {.ld_pad = {8, 0, 0}, .offset = {0, 0, 1}}},
+    /* Tails and the vector rule: M, N and K in every residue modulo 8 (every 2-, 4- and 8-wide
+     * store tail), each K residue once with rows 16-byte aligned although K is not a multiple
+     * of 8 (ld padded up to one: a vector path that ignores the row's length reads the
+     * poisoned padding) and once with rows that are not (ld = K, or an offset pointer). A
+     * variant that needs K a multiple of 8 or 16 runs the second kind at K rounded up. */
+    {.M = 129, .N = 58, .K = 65, .mem = {.ld_pad = {7, 7, 6}}},
+    {.M = 50, .N = 51, .K = 66, .mem = {.ld_pad = {6, 6, 5}}},
+    {.M = 74, .N = 83, .K = 66, .scale = 1},
+    {.M = 43, .N = 46, .K = 67, .scale = 1, .mem = {.ld_pad = {5, 5, 2}}},
+    {.M = 91, .N = 59, .K = 67, .mem = {.offset = ALL3(1)}},
+    {.M = 60, .N = 60, .K = 68, .scale = 2, .mem = {.ld_pad = ALL3(4)}},
+    {.M = 62, .N = 70, .K = 68},
+    {.M = 45, .N = 44, .K = 69, .mem = {.ld_pad = {3, 3, 4}}},
+    {.M = 77, .N = 85, .K = 69, .scale = 1, .mem = {.ld_pad = {0, 0, 3}}},
+    {.M = 54, .N = 42, .K = 70, .scale = 1, .mem = {.ld_pad = {2, 2, 6}}},
+    {.M = 47, .N = 63, .K = 70, .scale = 2},
+    {.M = 55, .N = 57, .K = 71, .mem = {.ld_pad = {1, 1, 7}}},
+    {.M = 86, .N = 55, .K = 71, .mem = {.offset = {0, 0, 2}}},
+    /* whole aligned blocks of C with alpha != 1 (the unguarded and TMA-store epilogues) and
+     * with beta != 0 (which those leave to the guarded one) */
+    {.M = 256, .N = 512, .K = 128, .scale = 2},
+    {.M = 192, .N = 264, .K = 136, .scale = 2, .mem = {.ld_pad = {0, 0, 8}}},
+    {.M = 256, .N = 512, .K = 128, .scale = 1},
+    {.M = 136, .N = 264, .K = 72, .scale = 1, .mem = {.ld_pad = ALL3(8)}},
     /* the cases above are the small ones (make sanitize runs them alone) */
     {.M = 1000, .N = 1000, .K = 1000},
     {.M = 4093, .N = 1021, .K = 2053},
@@ -69,7 +93,7 @@ static const test_case test_cases[] = {
     {.M = 2304, .N = 2304, .K = 208},
 };
 static const int n_test_cases = (int)(sizeof test_cases / sizeof test_cases[0]);
-#define N_SMALL_TEST_CASES 20
+#define N_SMALL_TEST_CASES 37
 
 typedef struct {
     int ran, skipped, not_applicable, pass;
@@ -345,7 +369,7 @@ static const scalars test_scalars[3][2] = {
 
 static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N, long K,
                      const operand_layout *mem, uint64_t seed, int warmup, int reps, int data_err,
-                     scalars ab, tc_input_dist dist, case_result *res)
+                     scalars ab, tc_input_dist dist, int force, case_result *res)
 {
     memset(res, 0, sizeof *res);
     const tc_precision *prec = tc_precision_get(v->precision);
@@ -364,6 +388,7 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
     p.alpha = ab.alpha;
     p.beta = ab.beta;
     p.chapter_ctx = chapter_ctx;
+    p.force = force;
 
     size_t na = matrix_elems(v->a_layout, M, K, p.lda), nb = matrix_elems(v->b_layout, K, N, p.ldb),
            nc = matrix_elems(v->c_layout, M, N, p.ldc);
@@ -659,26 +684,30 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
                        v->name, K, v->precision, k_verifiable, M, N, k_test);
                 K = k_test;
             }
-            case_result r;
             uint64_t seed = a->seed * 1000003u + (uint64_t)(vi * 100 + ci);
-            run_case(v, ctx, M, N, K, &tcase->mem, seed, 0, 0, 0, ab, dist, &r);
-            printf("%s %-18s %5ldx%-5ldx%-5ld ",
-                   r.not_applicable ? "n/a "
-                   : r.skipped      ? "SKIP"
-                   : r.pass         ? "PASS"
-                                    : "FAIL",
-                   v->name, M, N, K);
-            if (tcase->scale) printf("alpha=%g beta=%g ", ab.alpha, ab.beta);
-            print_operand_mods("ld", tcase->mem.ld_pad);
-            print_operand_mods("ptr", tcase->mem.offset);
-            if (r.skipped || r.not_applicable) {
-                printf("%s\n", r.message);
-                skipped += r.skipped;
-                not_applicable += r.not_applicable;
-                continue;
+            /* the launcher's own choices, then each forced one on the same problem */
+            for (int force = 0; force <= v->n_forced; force++) {
+                case_result r;
+                run_case(v, ctx, M, N, K, &tcase->mem, seed, 0, 0, 0, ab, dist, force, &r);
+                printf("%s %-18s %5ldx%-5ldx%-5ld ",
+                       r.not_applicable ? "n/a "
+                       : r.skipped      ? "SKIP"
+                       : r.pass         ? "PASS"
+                                        : "FAIL",
+                       v->name, M, N, K);
+                if (force) printf("force=%s ", v->forced_names[force - 1]);
+                if (tcase->scale) printf("alpha=%g beta=%g ", ab.alpha, ab.beta);
+                print_operand_mods("ld", tcase->mem.ld_pad);
+                print_operand_mods("ptr", tcase->mem.offset);
+                if (r.skipped || r.not_applicable) {
+                    printf("%s\n", r.message);
+                    skipped += r.skipped;
+                    not_applicable += r.not_applicable;
+                    continue;
+                }
+                tc_test_line_end(r.ran, r.pass, &r.check, r.message, &passed, &failed);
+                if (r.ran && r.message[0]) printf("    %s\n", r.message);
             }
-            tc_test_line_end(r.ran, r.pass, &r.check, r.message, &passed, &failed);
-            if (r.ran && r.message[0]) printf("    %s\n", r.message);
         }
     }
     if (not_applicable)
@@ -714,7 +743,7 @@ static int mode_default(const tc_gemm_chapter *ch, const tc_args *a, const tc_de
             else
                 snprintf(r->message, sizeof r->message, "skipped: needs sm_%d", v->min_cc);
         } else {
-            run_case(v, ctx, M, N, K, &packed, a->seed, a->warmup, a->reps, 1, plain, dist, r);
+            run_case(v, ctx, M, N, K, &packed, a->seed, a->warmup, a->reps, 1, plain, dist, 0, r);
             ran += !r->skipped && !r->not_applicable;
             failed += !r->pass && !r->skipped && !r->not_applicable;
         }
@@ -784,7 +813,7 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
             b->M = M, b->N = N, b->K = K;
             fprintf(info, "bench %s %ldx%ldx%ld ...\n", v->name, M, N, K);
             run_case(v, ctx, M, N, K, &packed, a->seed + (uint64_t)si, a->warmup, a->reps, 1, plain,
-                     TC_INPUTS_UNIFORM, &b->r);
+                     TC_INPUTS_UNIFORM, 0, &b->r);
         }
     }
     for (int xi = 0; xi < ch->n_bench_extras && !a->m && !a->variant; xi++) {
@@ -798,7 +827,7 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
         fprintf(info, "bench %s %dx%dx%d ...\n", x->label, x->M, x->N, x->K);
         const operand_layout mem = {.ld_pad = ALL3(x->ld_pad), .offset = ALL3(x->offset_elems)};
         run_case(v, ctx, x->M, x->N, x->K, &mem, a->seed, a->warmup, a->reps, 1, plain,
-                 TC_INPUTS_UNIFORM, &b->r);
+                 TC_INPUTS_UNIFORM, 0, &b->r);
     }
 
     FILE *csv = tc_bench_csv_open(a->csv_path);

@@ -28,6 +28,9 @@ typedef struct {
     float alpha, beta;
     void *chapter_ctx; /* what the chapter's init returned (library handles...) */
     void *plan;        /* what the variant's prepare stored, if anything */
+    /* 0: the launcher makes its run-time choices (tile width, split, grid) itself, as it does
+     * for a user; i >= 1: --test forces the variant's choice i (forced_names[i - 1]) */
+    int force;
 } tc_gemm_problem;
 
 /* Prefix of a prepare() message that skips the case instead of failing it. */
@@ -65,6 +68,12 @@ struct tc_gemm_variant {
     void (*launch)(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
     void (*release)(const tc_gemm_variant *v, tc_gemm_problem *p); /* optional */
     const void *impl; /* chapter data for the launcher */
+    /* The run-time choices the launcher makes from the problem or the GPU (a tile width, a
+     * split, a grid), each forceable: --test runs every case once more per choice, with
+     * p->force = 1 .. n_forced, so that every choice is tested whatever the sizes pick and
+     * whatever the GPU's SM count; forced_names[i] names choice i + 1 in the output. */
+    int n_forced;
+    const char *const *forced_names;
 };
 
 /* An extra bench row that changes the memory layout of one variant's problem (used by chapter

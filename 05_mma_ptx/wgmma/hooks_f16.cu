@@ -189,9 +189,12 @@ template <class T> static const char *prepare_v6(tc_gemm_problem *p)
     if (e == cudaSuccess) e = cudaMemset(ws, 0, bytes);
     /* the launches go to the caller's stream, which may not wait for the legacy one */
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    /* forced (--test): a grid of 7 clusters (the last round split on most multi-unit cases,
+     * whatever the GPU) or of 1 (every unit walked by one cluster, no split) */
+    const unsigned clusters = p->force == 1 ? 7 : p->force == 2 ? 1 : 0;
     if (e == cudaSuccess)
-        e = wgmma_v6_streamk_prepare<T>(plan, p->M, p->N, p->K, A, p->lda, B, p->ldb,
-                                        (float *)p->d_c, p->ldc, ws, bytes);
+        e = wgmma_v6_streamk_prepare_clusters<T>(plan, clusters, p->M, p->N, p->K, A, p->lda, B,
+                                                 p->ldb, (float *)p->d_c, p->ldc, ws, bytes);
     if (e != cudaSuccess) {
         if (ws) TC_CUDA_CHECK(cudaFree(ws));
         free(plan);

@@ -88,8 +88,13 @@ template <class T> static const char *prepare_fp8_v3(tc_gemm_problem *p)
     wgmma_fp8_v3_wide_plan *plan = new_plan<wgmma_fp8_v3_wide_plan>();
     if (!plan) return "out of host memory";
     const T *A = (const T *)p->d_a, *B = (const T *)p->d_b;
-    const cudaError_t e = wgmma_fp8_v3_wide_prepare<T>(plan, p->M, p->N, p->K, A, p->lda, B, p->ldb,
-                                                       (float *)p->d_c, p->ldc);
+    /* forced (--test): 128- or 144-wide tiles, whatever the problem's last round prefers */
+    const cudaError_t e =
+        p->force
+            ? wgmma_fp8_v3_wide_prepare_width<T>(plan, p->force == 1 ? 128 : 144, p->M, p->N, p->K,
+                                                 A, p->lda, B, p->ldb, (float *)p->d_c, p->ldc)
+            : wgmma_fp8_v3_wide_prepare<T>(plan, p->M, p->N, p->K, A, p->lda, B, p->ldb,
+                                           (float *)p->d_c, p->ldc);
     if (e != cudaSuccess) {
         free(plan);
         return hook_status(
@@ -117,8 +122,13 @@ template <class T> static const char *prepare_fp8_v4(tc_gemm_problem *p)
     wgmma_fp8_v4_tmastore_plan *plan = new_plan<wgmma_fp8_v4_tmastore_plan>();
     if (!plan) return "out of host memory";
     const T *A = (const T *)p->d_a, *B = (const T *)p->d_b;
-    const cudaError_t e = wgmma_fp8_v4_tmastore_prepare<T>(plan, p->M, p->N, p->K, A, p->lda, B,
-                                                           p->ldb, (float *)p->d_c, p->ldc);
+    /* forced (--test): 128- or 144-wide tiles, whatever the problem's last round prefers */
+    const cudaError_t e =
+        p->force ? wgmma_fp8_v4_tmastore_prepare_width<T>(plan, p->force == 1 ? 128 : 144, p->M,
+                                                          p->N, p->K, A, p->lda, B, p->ldb,
+                                                          (float *)p->d_c, p->ldc)
+                 : wgmma_fp8_v4_tmastore_prepare<T>(plan, p->M, p->N, p->K, A, p->lda, B, p->ldb,
+                                                    (float *)p->d_c, p->ldc);
     if (e != cudaSuccess) {
         free(plan);
         return hook_status(

@@ -246,7 +246,8 @@ static const char *wgmma_v6_streamk_unsupported(int M, int N, int K, const T *A,
 
 /* The grid: CLUSTER x the clusters that fit on this GPU at once, at most the units of an M x N C
  * (after the shared-memory opt-in) */
-template <class T> static cudaError_t wgmma_v6_streamk_grid(int M, int N, unsigned *grid)
+template <class T>
+static cudaError_t wgmma_v6_streamk_grid(int M, int N, unsigned max_clusters, unsigned *grid)
 {
     typedef wgmma_v6_config Cfg;
     const void *kernel = (const void *)wgmma_v6_streamk_kernel<T>;
@@ -255,6 +256,7 @@ template <class T> static cudaError_t wgmma_v6_streamk_grid(int M, int N, unsign
     if (e == cudaSuccess) e = wg_resident_clusters<Cfg>(kernel, WGMMA_V6_CLUSTER, &resident);
     if (e != cudaSuccess) return e;
     if (resident == 0) return cudaErrorNotSupported; /* not even one cluster fits */
+    if (max_clusters && max_clusters < resident) resident = max_clusters;
     const unsigned tiles_m = (unsigned)((M + Cfg::BM - 1) / Cfg::BM);
     const unsigned units = (tiles_m + WGMMA_V6_CLUSTER - 1) / WGMMA_V6_CLUSTER *
                            (unsigned)((N + Cfg::BN - 1) / Cfg::BN);
@@ -269,15 +271,18 @@ template <class T> static cudaError_t wgmma_v6_streamk_workspace_size(int M, int
     typedef wgmma_v6_config Cfg;
     if (M < 1 || N < 1) return cudaErrorInvalidValue;
     unsigned grid = 0;
-    const cudaError_t e = wgmma_v6_streamk_grid<T>(M, N, &grid);
+    const cudaError_t e = wgmma_v6_streamk_grid<T>(M, N, 0, &grid);
     *bytes = (size_t)grid * Cfg::BM * Cfg::BN * sizeof(float) + (size_t)grid * sizeof(int);
     return e;
 }
 
+/* prepare() with at most max_clusters clusters (0: as many as fit at once): the grid, and with it
+ * where the last round's split falls, forced (for tests; any smaller grid is correct too) */
 template <class T>
-static cudaError_t wgmma_v6_streamk_prepare(wgmma_v6_streamk_plan *plan, int M, int N, int K,
-                                            const T *A, long lda, const T *B, long ldb, float *C,
-                                            long ldc, void *workspace, size_t workspace_bytes)
+static cudaError_t
+wgmma_v6_streamk_prepare_clusters(wgmma_v6_streamk_plan *plan, unsigned max_clusters, int M, int N,
+                                  int K, const T *A, long lda, const T *B, long ldb, float *C,
+                                  long ldc, void *workspace, size_t workspace_bytes)
 {
     typedef wgmma_v6_config Cfg;
     if (M < 1 || N < 1 || K < 1) return cudaErrorInvalidValue;
@@ -286,7 +291,7 @@ static cudaError_t wgmma_v6_streamk_prepare(wgmma_v6_streamk_plan *plan, int M, 
     cudaError_t e = wgmma_v6_streamk_workspace_size<T>(M, N, &need);
     if (e != cudaSuccess) return e;
     if (!workspace || workspace_bytes < need) return cudaErrorInvalidValue;
-    e = wgmma_v6_streamk_grid<T>(M, N, &plan->grid);
+    e = wgmma_v6_streamk_grid<T>(M, N, max_clusters, &plan->grid);
     if (e != cudaSuccess) return e;
     plan->ws = (float *)workspace;
     plan->flags = (int *)(plan->ws + (size_t)plan->grid * Cfg::BM * Cfg::BN);
@@ -301,6 +306,15 @@ static cudaError_t wgmma_v6_streamk_prepare(wgmma_v6_streamk_plan *plan, int M, 
         e = tma_map_box(&plan->map_c, C, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, M, N, ldc,
                         WGMMA_V6_BOX_COLS, WG_M);
     return e;
+}
+
+template <class T>
+static cudaError_t wgmma_v6_streamk_prepare(wgmma_v6_streamk_plan *plan, int M, int N, int K,
+                                            const T *A, long lda, const T *B, long ldb, float *C,
+                                            long ldc, void *workspace, size_t workspace_bytes)
+{
+    return wgmma_v6_streamk_prepare_clusters<T>(plan, 0, M, N, K, A, lda, B, ldb, C, ldc, workspace,
+                                                workspace_bytes);
 }
 
 template <class T>

@@ -59,6 +59,12 @@ static void *wgmma_chapter_init(const tc_device_info *dev, FILE *info)
                    .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, \
                    .release = tc_cublas_release
 
+/* the run-time choices --test forces (tc_gemm_variant.forced_names) */
+static const char *const streamk_grids[] = {"7clusters", "1cluster"};
+static const char *const fp8_widths[] = {"128wide", "144wide"};
+#define FORCE_GRID  .n_forced = 2, .forced_names = streamk_grids
+#define FORCE_WIDTH .n_forced = 2, .forced_names = fp8_widths
+
 /* the descriptions, one per rung (f16 and bf16 rows share them) */
 #define V1_WHAT "wgmma m64n128k16, 128x128, cp.async 3-stage ring, swizzle by hand"
 #define V2_WHAT "v1 with TMA loads, 4-stage mbarrier ring, one wgmma group in flight"
@@ -87,7 +93,7 @@ static const tc_gemm_variant variants[] = {
      .release = hook_release_plan},
     {.name = "v6_streamk", F16_ROW, TMA_16BIT, .description = V6_WHAT,      /* wgmma/v6_streamk.cuh */
      .prepare = hook_v6_streamk_prepare, .launch = hook_v6_streamk_launch,
-     .release = hook_v6_streamk_release},
+     .release = hook_v6_streamk_release, FORCE_GRID},
 
     /* bf16 in: the same rungs */
     {.name = "cublas_bf16f32", .precision = "bf16f32", .problem = "BF16 GEMM", CUBLAS_ROW,
@@ -108,7 +114,7 @@ static const tc_gemm_variant variants[] = {
      .release = hook_release_plan},
     {.name = "v6_streamk_bf16", BF16_ROW, TMA_16BIT, .description = V6_WHAT,
      .prepare = hook_v6_streamk_prepare, .launch = hook_v6_streamk_launch,
-     .release = hook_v6_streamk_release},
+     .release = hook_v6_streamk_release, FORCE_GRID},
 
     /* FP8 (e4m3, e5m2) in, f32 accumulate and out */
     {.name = "cublaslt_e4m3f32", .precision = "e4m3f32", .min_cc = 89, .a_layout = ROW,
@@ -132,14 +138,14 @@ static const tc_gemm_variant variants[] = {
     {.name = "fp8_v3_wide_e4m3", FP8_ROW, E4M3,                             /* wgmma/fp8_v3_wide.cuh */
      .description = "fp8_v2 on 128x144 tiles (m64n144k32) where they fill the last round "
                     "better, else 128x128",
-     .prepare = hook_fp8_v3_wide_prepare, .launch = hook_fp8_v3_wide_launch},
+     .prepare = hook_fp8_v3_wide_prepare, .launch = hook_fp8_v3_wide_launch, FORCE_WIDTH},
     {.name = "fp8_v3_wide_e5m2", FP8_ROW, E5M2,
-     .prepare = hook_fp8_v3_wide_prepare, .launch = hook_fp8_v3_wide_launch},
+     .prepare = hook_fp8_v3_wide_prepare, .launch = hook_fp8_v3_wide_launch, FORCE_WIDTH},
     {.name = "fp8_v4_tmastore_e4m3", FP8_ROW, E4M3,                         /* wgmma/fp8_v4_tmastore.cuh */
      .description = "fp8_v3 with C out through TMA stores, its 6 stages kept",
-     .prepare = hook_fp8_v4_tmastore_prepare, .launch = hook_fp8_v4_tmastore_launch},
+     .prepare = hook_fp8_v4_tmastore_prepare, .launch = hook_fp8_v4_tmastore_launch, FORCE_WIDTH},
     {.name = "fp8_v4_tmastore_e5m2", FP8_ROW, E5M2,
-     .prepare = hook_fp8_v4_tmastore_prepare, .launch = hook_fp8_v4_tmastore_launch},
+     .prepare = hook_fp8_v4_tmastore_prepare, .launch = hook_fp8_v4_tmastore_launch, FORCE_WIDTH},
 };
 // clang-format on
 
