@@ -1,8 +1,10 @@
-/* 03_wmma_fp16/main.c - the host driver of the WMMA FP16 GEMM ladder (kernels in wmma_gemm.cu).
+/* 03_wmma_fp16/main.c - the host driver of the WMMA FP16 GEMM ladder.
  *
  * The variant table below is the whole chapter as the tools see it: --list prints it, --test
  * runs every row on the test matrix (odd sizes, alpha/beta != (1, 0)), --bench times every row
- * at 4096^3 and 8192^3 next to cuBLAS in the same layout, precision and run.
+ * at 4096^3 and 8192^3 next to cuBLAS in the same layout, precision and run. Each rung's kernel
+ * and plain launcher is its own file (v1_naive.cuh .. v5_dbuf.cuh); hooks.cu binds them to the
+ * rows.
  *
  * Build and run
  *   make && build/bin/03_wmma_fp16                   # the ladder at 4096^3
@@ -17,7 +19,11 @@
 /* A rung: what every rung shares, then its own fields */
 #define RUNG(...)                                                                                  \
     {.precision = "f16f32", .a_layout = ROW, .b_layout = ROW, .c_layout = ROW,                     \
-     .problem = "FP16 GEMM", .baseline = "cublas_f16f32", __VA_ARGS__}
+     .problem = "FP16 GEMM", .baseline = "cublas_f16f32", .release = hook_release_plan,            \
+     __VA_ARGS__}
+
+/* the run-time choice --test forces (tc_gemm_variant.forced_names): v5_dbuf's ring depth */
+static const char *const v5_stages[] = {"5stages", "3stages"};
 
 /* The variant table: --list, --variant, --test and --bench all come from it. */
 static const tc_gemm_variant variants[] = {
@@ -28,15 +34,20 @@ static const tc_gemm_variant variants[] = {
      .description = "cuBLAS, f16 in, f32 accumulate and out (the baseline)"},
     RUNG(.name = "v1_naive",    .min_cc = 70, .mult_m = 16, .mult_n = 16, .mult_k = 16,
          .align_ab = {.ptr = 32, .ld = 16}, .align_c = {.ptr = 32, .ld = 16},
-         .prepare = wmma_v1_prepare, .launch = wmma_v1_launch,
+         .prepare = hook_v1_naive_prepare, .launch = hook_v1_naive_launch,
          .description = "one warp per 16x16 tile, fragments from global memory"),
-    RUNG(.name = "v2_smem",     .min_cc = 70, .launch = wmma_v2_launch,
+    RUNG(.name = "v2_smem",     .min_cc = 70,
+         .prepare = hook_v2_smem_prepare, .launch = hook_v2_smem_launch,
          .description = "64x64 block tile in shared memory, one fragment per warp"),
-    RUNG(.name = "v3_regblock", .min_cc = 70, .prepare = wmma_v3_prepare, .launch = wmma_v3_launch,
+    RUNG(.name = "v3_regblock", .min_cc = 70,
+         .prepare = hook_v3_regblock_prepare, .launch = hook_v3_regblock_launch,
          .description = "128x128 tile, 64x32 warp tiles (4x2 fragments), padded smem"),
-    RUNG(.name = "v4_pipeline", .min_cc = 80, .prepare = wmma_v4_prepare, .launch = wmma_v4_launch,
+    RUNG(.name = "v4_pipeline", .min_cc = 80,
+         .prepare = hook_v4_pipeline_prepare, .launch = hook_v4_pipeline_launch,
          .description = "v3 + 4-stage cp.async pipeline, one barrier per k-tile"),
-    RUNG(.name = "v5_dbuf",     .min_cc = 80, .prepare = wmma_v5_prepare, .launch = wmma_v5_launch,
+    RUNG(.name = "v5_dbuf",     .min_cc = 80,
+         .prepare = hook_v5_dbuf_prepare, .launch = hook_v5_dbuf_launch,
+         .n_forced = 2, .forced_names = v5_stages,
          .description = "128x256 tile, 64x64 warps, fragments double-buffered, grouped"),
 };
 // clang-format on
