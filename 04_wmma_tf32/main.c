@@ -85,7 +85,7 @@ static const tc_gemm_variant variants[] = {
                   .description = "cuBLAS TF32 with B column-major (K-major): the baseline of the k = 8 rungs"),
     RUNG_KMAJOR(.name = "v6_mma_tf32", .precision = "tf32_rz", .problem = "TF32 GEMM (B K-major)",
                 .min_cc = 80, .baseline = "cublas_tf32_kmajor",
-                .prepare = tf32_v6_prepare, .launch = tf32_v6_launch,
+                .prepare = tf32_v6_prepare, .launch = tf32_v6_launch, .release = tf32_v6_release,
                 .description = "mma.sync m16n8k8 tf32 (k = 8), 05's cp.async pipeline, B K-major"),
     CUBLAS_KMAJOR(.name = "cublas_f32_kmajor", .precision = "f32", .problem = "FP32 GEMM (B K-major)",
                   .impl = &tc_cublas_f32,

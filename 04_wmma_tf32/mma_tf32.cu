@@ -40,14 +40,14 @@
  *   from inputs truncated the same way: it multiplies exactly the values the tensor core does.
  *
  * The kernel
- *   gemm_pipeline_dbuf of common/mma_pipeline.cuh, chapter 05's v6_epilogue, instantiated for
- *   float: a 4-stage cp.async ring, fragments double-buffered in registers, the barrier for k-tile
- *   t+1 before the last k-step of t, blocks walked in bands of 8 block-rows, the epilogue through
- *   shared memory. It counts k in 16-bit words, the unit of the K-major tile
+ *   Chapter 05's rung v6_epilogue (common/mma_v6_epilogue.cuh), called through its plain
+ *   launcher with T = float: a 4-stage cp.async ring, fragments double-buffered in registers, the
+ *   barrier for k-tile t+1 before the last k-step of t, blocks walked in bands of 8 block-rows,
+ *   the epilogue through shared memory. It counts k in 16-bit words, the unit of the K-major tile
  *   (common/kmajor_tile.cuh), so for float only four things change, all outside the kernel's
  *   code: a 16-byte chunk is 4 floats, not 8 halves; a k-tile of BK = 32 words is 16 floats, two
- *   k-steps of 8; the mma is m16n8k8 tf32 (mma_f32<float>); and the vector rule is K, lda, ldb
- *   multiples of 4. The launcher doubles K, lda and ldb into words (MMA_GEMM_ARGS).
+ *   k-steps of 8; the mma is m16n8k8 tf32 (mma_f32<float>, common/mma_parts.cuh); and the vector
+ *   rule is K, lda, ldb multiples of 4. Its prepare function doubles K, lda and ldb into words.
  *
  *   Configuration, 05's v5/v6: a 128x256 block tile, 8 warps of 64x64 (4 x 8 mma tiles: 32 HMMA
  *   per 8 ldmatrix.x4 per k-step), k-tiles of 32 words (16 floats: 64-byte rows, the 4-chunk XOR
@@ -67,15 +67,13 @@
  */
 #include "mma_tf32.h"
 
-#include "mma_pipeline.cuh"
+#include "gemm_hooks.h"
+#include "mma_v6_epilogue.cuh"
 
-#include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
 
-/*                      BM   BN  BK  WARPS_M WARPS_N STAGES SWIZZLE */
-typedef gemm_config<128, 256, 32, 2, 4, 4, true> V6; /* BK in 16-bit words: 16 floats */
-constexpr int V6_GROUP_M = 8;           /* blocks in bands of 8 block-rows (L2 reuse) */
-constexpr bool V6_SMEM_EPILOGUE = true; /* C through shared memory, 16-byte stores */
+typedef mma_v6_config V6;                                /* BK in 16-bit words: 16 floats */
 constexpr int WORDS_PER_FLOAT = words_per_elem<float>(); /* the kernel's unit of k: 16 bits */
 constexpr int BK_FLOATS = V6::BK / WORDS_PER_FLOAT;
 
@@ -85,15 +83,34 @@ static_assert(BK_FLOATS % mma_f32<float>::K == 0, "a k-tile is whole k = 8 steps
 static_assert(V6::KSTEPS * mma_f32<float>::K == BK_FLOATS, "one m16n8k8 per 32-byte k-step");
 static_assert(16 / sizeof(float) == 4, "a 16-byte chunk is 4 floats: vectors need K, ld % 4");
 
+/* v6: chapter 05's v6_epilogue (common/mma_v6_epilogue.cuh) with float (tf32) operands; the plan
+ * (the problem in 16-bit words, the vector paths, the grid) is made once, outside the timed
+ * region */
 extern "C" const char *tf32_v6_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
-    if (p->K > INT_MAX / WORDS_PER_FLOAT)
-        return TC_GEMM_SKIP "v6_mma_tf32 counts k in 16-bit words: K must be below 2^30";
-    return pipeline_dbuf_prepare<float, V6, V6_GROUP_M, V6_SMEM_EPILOGUE>();
+    mma_v6_epilogue_plan *plan = (mma_v6_epilogue_plan *)malloc(sizeof *plan);
+    if (!plan) return "out of host memory";
+    const float *A = (const float *)p->d_a, *B = (const float *)p->d_b;
+    const cudaError_t e = mma_v6_epilogue_prepare<float>(plan, p->M, p->N, p->K, A, p->lda, B,
+                                                         p->ldb, (float *)p->d_c, p->ldc);
+    if (e != cudaSuccess) {
+        free(plan);
+        return hook_status(
+            e, mma_v6_epilogue_unsupported<float>(p->M, p->N, p->K, A, p->lda, B, p->ldb));
+    }
+    p->plan = plan;
+    return NULL;
 }
 
 extern "C" void tf32_v6_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
                                cudaStream_t stream)
 {
-    pipeline_dbuf_launch<float, V6, V6_GROUP_M, V6_SMEM_EPILOGUE>(p, stream);
+    TC_CUDA_CHECK(mma_v6_epilogue_run<float>((const mma_v6_epilogue_plan *)p->plan, p->alpha,
+                                             p->beta, stream));
+}
+
+extern "C" void tf32_v6_release(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    free(p->plan);
+    p->plan = NULL;
 }

@@ -5,8 +5,8 @@
 # unit tests and the wgmma throughput ceiling (05_wgmma_probe), and the Hopper GEMM ladder
 # (05_wgmma_gemm). They are built only when 90 is in SM, for sm_90a alone.
 $(d)_PROGS          := 05_mma_probe 05_mma_gemm 05_wgmma_probe 05_wgmma_gemm
-05_mma_probe_SRCS   := mma_probe.c mma_probe.cu
-05_mma_gemm_SRCS    := main.c mma_gemm.cu
+05_mma_probe_SRCS   := mma/mma_probe.c mma/mma_probe.cu
+05_mma_gemm_SRCS    := mma/main.c mma/hooks.cu
 05_wgmma_probe_SRCS := wgmma/wgmma_probe.c wgmma/wgmma_probe.cu
 05_wgmma_gemm_SRCS  := wgmma/wgmma_main.c wgmma/hooks_f16.cu wgmma/hooks_fp8.cu
 05_wgmma_probe_MIN_SM := 90

@@ -127,7 +127,7 @@ static __device__ __forceinline__ void mma_m16n8k16_f16f16(uint32_t (&d)[2], con
  * A, or of the n-rows of a K-contiguous B) in the first 16 bytes of the 32-byte k-step (a[0],
  * a[1], b[0]) and in the second (a[2], a[3], b[1]), one tf32 value where m16n8k16 has two halves.
  * So ldmatrix without .trans loads tf32 fragments from rows with k contiguous, at the addresses
- * that give f16 ones (common/mma_pipeline.cuh); .trans would split each 32-bit value. */
+ * that give f16 ones (common/mma_parts.cuh); .trans would split each 32-bit value. */
 static __device__ __forceinline__ void mma_m16n8k8_tf32f32(float (&d)[4], const uint32_t (&a)[4],
                                                            const uint32_t (&b)[2])
 {

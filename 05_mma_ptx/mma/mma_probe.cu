@@ -1,4 +1,4 @@
-/* 05_mma_ptx/mma_probe.cu - the device half of 05_mma_probe: one-warp unit tests of every PTX
+/* 05_mma_ptx/mma/mma_probe.cu - the device half of 05_mma_probe: one-warp unit tests of every PTX
  * wrapper and fragment loader, and the mma.sync throughput benchmark (the ceiling the GEMM ladder
  * is judged against).
  *

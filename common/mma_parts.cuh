@@ -1,8 +1,9 @@
-/* common/mma_pipeline.cuh - the cp.async mma.sync GEMM of chapter 05 (its rungs v5_dbuf and
- * v6_epilogue: a multi-stage cp.async ring, fragments double-buffered in registers, the direct or
- * the shared-memory epilogue), over the input type: f16 and bf16 with mma.m16n8k16 (chapter 05),
- * f32 read as tf32 with mma.m16n8k8 (chapter 04's v6_mma_tf32). Chapter 05's mma_gemm.cu
- * explains each piece as its ladder adds it; this file is where the pieces live.
+/* common/mma_parts.cuh - the parts every mma.sync GEMM rung of chapter 05 is built from (part 1,
+ * v1_hand .. v6_epilogue), over the input type: f16 and bf16 with mma.m16n8k16 (chapter 05),
+ * f32 read as tf32 with mma.m16n8k8 (chapter 04's v6_mma_tf32, which runs 05's v6_epilogue,
+ * common/mma_v6_epilogue.cuh). Chapter 05's rung files (05_mma_ptx/mma/v1_hand.cuh ..
+ * v5_dbuf.cuh) explain each piece as the ladder adds it; this file is where the pieces live. No
+ * harness header: a rung that includes this file can be copied into any program.
  *
  * Problem and layout
  *   C = alpha * A * B + beta * C. A is M x K row-major (lda), B is K x N column-major (ldb: the
@@ -22,25 +23,22 @@
  *   So the kernels see A and B as arrays of 16-bit words: K, lda and ldb count words (an f32
  *   value is two), a 16-byte chunk is 8 words (8 halves or 4 floats), a k-tile of BK words is BK
  *   halves or BK / 2 floats, and the input type T only picks the mma instruction (mma_f32<T>).
- *   The host helpers at the end convert a problem's elements into words (MMA_GEMM_ARGS).
+ *   A rung's prepare function converts a problem's elements into words (words_per_elem).
  *
  *   mma_f32<T>               the mma of one k-step for input type T (__half, __nv_bfloat16, float)
  *   gemm_config              block, warp and k-tile sizes, stages, swizzle, shared memory
  *   mma_vec_flags            which operands move as vectors (mma_vector_paths, on the host)
+ *   words_per_elem<T>        16-bit words per element (1 for halves, 2 for floats)
  *   tile_copy, copy_tile_sync, copy_tile_async    tile loads, zero-filled outside the matrix
  *   load_frags_ldmatrix, mma_step                 a warp's fragments and its MT x NT mmas
- *   epilogue_direct, epilogue_smem                C = alpha acc + beta C, from registers or
- *                                                 through shared memory
  *   block_tile_origin, load_k_tile                the 1-D grid's tile order, one k-tile's copies
- *   gemm_pipeline_dbuf       the kernel
- *   MMA_GEMM_ARGS, pipeline_dbuf_prepare, pipeline_dbuf_launch    the host side
  *
  * Minimum: sm_80 (cp.async, bf16 and tf32 mma). CUDA 12.x or 13.x. Copy it with
  * common/gemm_tiles.cuh, kmajor_tile.cuh, mma_sync.cuh and what they include. */
-#ifndef TC_MMA_PIPELINE_CUH
-#define TC_MMA_PIPELINE_CUH
+#ifndef TC_MMA_PARTS_CUH
+#define TC_MMA_PARTS_CUH
 
-#include "gemm_hooks.h"
+#include "gemm_tiles.cuh"
 #include "kmajor_tile.cuh"
 #include "mma_sync.cuh"
 
@@ -118,16 +116,22 @@ struct mma_vec_flags {
 
 /* 16-byte rows: the base 16-byte aligned, every row a whole number of 16-byte vectors apart, and
  * the row length (K) whole vectors, so that a vector is all inside the matrix or all outside.
- * elem: the size of A's and B's elements in bytes (2 for halves, 4 for floats). */
-static inline mma_vec_flags mma_vector_paths(const tc_gemm_problem *p, size_t elem)
+ * lda, ldb and K count elements; elem: the size of A's and B's elements in bytes (2 for halves, 4
+ * for floats). C's pieces: 8 and 16 bytes, their rows a whole number of pieces apart. */
+static inline mma_vec_flags mma_vector_paths(const void *A, long lda, const void *B, long ldb,
+                                             int K, size_t elem, const float *C, long ldc)
 {
     mma_vec_flags v;
-    v.a = rows_vectorizable(p->d_a, p->lda, p->K, elem);
-    v.b = rows_vectorizable(p->d_b, p->ldb, p->K, elem);
-    v.c2 = (uintptr_t)p->d_c % 8 == 0 && p->ldc % 2 == 0;
-    v.c4 = (uintptr_t)p->d_c % 16 == 0 && p->ldc % 4 == 0;
+    v.a = rows_vectorizable(A, lda, K, elem);
+    v.b = rows_vectorizable(B, ldb, K, elem);
+    v.c2 = (uintptr_t)C % 8 == 0 && ldc % 2 == 0;
+    v.c4 = (uintptr_t)C % 16 == 0 && ldc % 4 == 0;
     return v;
 }
+
+/* 16-bit words per element of type T: 1 for halves, 2 for floats. A rung's prepare function
+ * multiplies K, lda and ldb by it: the kernels count k in words. */
+template <class T> constexpr int words_per_elem() { return (int)(sizeof(T) / sizeof(uint16_t)); }
 
 /* ================================================================================================
  * Tile loads: a ROWS x BK tile of a K-contiguous matrix (rows x K, leading dimension ld, both in
@@ -252,100 +256,6 @@ __device__ __forceinline__ void mma_step(float (&acc)[Cfg::MT][Cfg::NT][4],
 }
 
 /* ================================================================================================
- * Epilogues: C = alpha * acc + beta * C, guarded at the edges of C
- * ============================================================================================== */
-
-/* store_pair (one f32 pair of C, guarded, alpha and beta): common/gemm_tiles.cuh */
-
-/* Chapter 05's v1..v5: straight from registers. Accumulator (i, j) of lane (g, t) holds rows g
- * and g + 8, columns 2t and 2t + 1 of its 16x8 tile (mma_sync.cuh): two float2 stores. Four
- * lanes of a row cover 32 contiguous bytes, one whole sector. row0, col0: the warp tile's origin
- * in C. */
-template <class Cfg>
-__device__ __forceinline__ void epilogue_direct(const float (&acc)[Cfg::MT][Cfg::NT][4],
-                                                float *__restrict__ C, long ldc, int row0, int col0,
-                                                int M, int N, float alpha, float beta, bool vec2)
-{
-    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
-#pragma unroll
-    for (int i = 0; i < Cfg::MT; i++)
-#pragma unroll
-        for (int j = 0; j < Cfg::NT; j++)
-#pragma unroll
-            for (int h = 0; h < 2; h++)
-                store_pair(C, ldc, row0 + i * MMA_M + g + 8 * h, col0 + j * MMA_N + 2 * t, M, N,
-                           acc[i][j][2 * h], acc[i][j][2 * h + 1], alpha, beta, vec2);
-}
-
-/* Four neighbouring elements (r, c .. c+3) of C; c is a multiple of 4. */
-static __device__ __forceinline__ void store_quad(float *__restrict__ C, long ldc, int r, int c,
-                                                  int M, int N, float4 v, float alpha, float beta,
-                                                  bool vec4)
-{
-    if (r >= M || c >= N) return;
-    float *p = C + (size_t)r * ldc + c;
-    v.x *= alpha, v.y *= alpha, v.z *= alpha, v.w *= alpha;
-    if (vec4 && c + 3 < N) {
-        if (beta != 0.0f) {
-            const float4 old = *(const float4 *)p;
-            v.x += beta * old.x, v.y += beta * old.y, v.z += beta * old.z, v.w += beta * old.w;
-        }
-        *(float4 *)p = v;
-    } else {
-        const float e[4] = {v.x, v.y, v.z, v.w};
-        for (int k = 0; k < 4 && c + k < N; k++) p[k] = beta != 0.0f ? e[k] + beta * p[k] : e[k];
-    }
-}
-
-/* Chapter 05's v6 (and chapter 04's v6_mma_tf32): through shared memory. For each 16-row strip
- * of its warp tile, a warp writes the strip's accumulators (16 x WARP_N f32) into its own scratch
- * tile, then reads it back by rows: lane l takes 16 contiguous bytes, WARP_N / 4 lanes cover a
- * row. The scratch rows are padded to
- * WARP_N + 8 floats: a float2 store is served per half-warp (16 lanes, 128 bytes); with a row
- * stride of 72 words the rows g = 0..3 start at banks 0, 8, 16, 24 and the 4 lanes of a row fill
- * the 8 banks after it, so each half-warp covers all 32 banks once. The float4 reads (8 lanes
- * per phase, one 128-byte piece of a row) are conflict-free at any stride that keeps rows 16-byte
- * aligned. The scratch reuses the pipeline's operand buffers (after a barrier). */
-template <class Cfg> struct epilogue_scratch {
-    static constexpr int ROW = Cfg::WARP_N + 8; /* floats */
-    static constexpr int WARP_BYTES = MMA_M * ROW * 4;
-    static constexpr int LANES_PER_ROW = Cfg::WARP_N / 4, ROWS_PER_PASS = 32 / LANES_PER_ROW;
-    static_assert(Cfg::WARP_N % 4 == 0 && 32 % LANES_PER_ROW == 0, "whole rows per pass");
-    static_assert(MMA_M % ROWS_PER_PASS == 0, "whole passes per strip");
-    static_assert((size_t)WARP_BYTES * (Cfg::THREADS / 32) <= Cfg::SMEM_BYTES,
-                  "every warp's scratch fits in the pipeline's shared memory");
-};
-
-template <class Cfg>
-__device__ __forceinline__ void
-epilogue_smem(const float (&acc)[Cfg::MT][Cfg::NT][4], unsigned char *smem, float *__restrict__ C,
-              long ldc, int row0, int col0, int M, int N, float alpha, float beta, bool vec4)
-{
-    typedef epilogue_scratch<Cfg> S;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
-    float *s = (float *)(smem + warp * S::WARP_BYTES);
-#pragma unroll
-    for (int i = 0; i < Cfg::MT; i++) {
-#pragma unroll
-        for (int j = 0; j < Cfg::NT; j++) {
-            *(float2 *)(s + g * S::ROW + j * MMA_N + 2 * t) =
-                make_float2(acc[i][j][0], acc[i][j][1]);
-            *(float2 *)(s + (g + 8) * S::ROW + j * MMA_N + 2 * t) =
-                make_float2(acc[i][j][2], acc[i][j][3]);
-        }
-        __syncwarp();
-#pragma unroll
-        for (int p = 0; p < MMA_M / S::ROWS_PER_PASS; p++) {
-            const int r = p * S::ROWS_PER_PASS + lane / S::LANES_PER_ROW;
-            const int c = 4 * (lane % S::LANES_PER_ROW);
-            store_quad(C, ldc, row0 + i * MMA_M + r, col0 + c, M, N,
-                       *(const float4 *)(s + r * S::ROW + c), alpha, beta, vec4);
-        }
-        __syncwarp(); /* the scratch is rewritten for the next strip */
-    }
-}
-
-/* ================================================================================================
  * The cp.async pipeline
  * ============================================================================================== */
 
@@ -373,120 +283,4 @@ load_k_tile(unsigned char *smem, const tile_copy<Cfg, Cfg::BM> &copy_a,
     copy_tile_async<Cfg, Cfg::BN>(stage + Cfg::A_BYTES, copy_b, B, ldb, t * Cfg::BK, N, K, vec.b);
 }
 
-/* ---- the kernel: a cp.async ring, fragments double-buffered in registers ----------------------
- * A ring of STAGES k-tiles in shared memory: the copies of the next k-tiles are in flight while
- * k-tile t is multiplied (chapter 05's v4_pipeline, gemm_pipeline in mma_gemm.cu).
- * Two sets of fragments: while the mmas of k-step s use set `cur`, the ldmatrix of step s+1 fill
- * set `nxt`. At the last k-step of k-tile t the next step is k-step 0 of tile t+1, so the wait
- * and the barrier for tile t+1 move there, one k-step before v4 has them. Stages in use at that
- * barrier: t (being multiplied), t+1 (being loaded into registers) and the one refilled (t-1's),
- * hence STAGES >= 3. KSTEPS is even so that set 0 always holds k-step 0. GROUP_M: the order of
- * the blocks (block_tile_origin); SMEM_EPILOGUE: epilogue_smem (05's v6) or epilogue_direct
- * (05's v5). K, lda, ldb count 16-bit words (MMA_GEMM_ARGS). */
-template <class T, class Cfg, int GROUP_M, bool SMEM_EPILOGUE>
-__global__ void __launch_bounds__(Cfg::THREADS, 1)
-    gemm_pipeline_dbuf(int M, int N, int K, const uint16_t *__restrict__ A, long lda,
-                       const uint16_t *__restrict__ B, long ldb, float *__restrict__ C, long ldc,
-                       float alpha, float beta, mma_vec_flags vec)
-{
-    static_assert(Cfg::STAGES >= 3, "loading k-tile t+1 while t is multiplied needs 3 stages");
-    static_assert(Cfg::KSTEPS % 2 == 0, "fragment sets alternate within and across k-tiles");
-    static_assert(mma_f32<T>::K * sizeof(T) == 2 * KSTEP_WORDS, "one mma per 32-byte k-step");
-    extern __shared__ __align__(128) unsigned char smem[];
-    const uint32_t smem_base = smem_u32(smem);
-    const int warp = threadIdx.x / 32;
-    const int warp_m0 = warp / Cfg::WARPS_N * Cfg::WARP_M,
-              warp_n0 = warp % Cfg::WARPS_N * Cfg::WARP_N;
-    int block_m, block_n;
-    block_tile_origin<Cfg, GROUP_M>(M, N, &block_m, &block_n);
-    const tile_copy<Cfg, Cfg::BM> copy_a(A, lda, block_m);
-    const tile_copy<Cfg, Cfg::BN> copy_b(B, ldb, block_n);
-    const int k_tiles = (K + Cfg::BK - 1) / Cfg::BK;
-    uint32_t a_off[Cfg::KSTEPS], b_off[Cfg::KSTEPS];
-#pragma unroll
-    for (int ks = 0; ks < Cfg::KSTEPS; ks++) {
-        a_off[ks] = a_frag_lane_offset<typename Cfg::Tile>(ks);
-        b_off[ks] = b_frag_lane_offset<typename Cfg::Tile>(ks);
-    }
-    float acc[Cfg::MT][Cfg::NT][4] = {};
-    uint32_t a[2][Cfg::MT][4], b[2][Cfg::NT][2];
-
-#pragma unroll
-    for (int t = 0; t < Cfg::STAGES - 1; t++) {
-        if (t < k_tiles) load_k_tile<Cfg>(smem, copy_a, copy_b, A, lda, B, ldb, M, N, K, vec, t);
-        cp_async_commit_group();
-    }
-    cp_async_wait_group<Cfg::STAGES - 2>(); /* k-tile 0 */
-    __syncthreads();
-    load_frags_ldmatrix<Cfg>(a[0], b[0], smem_base, smem_base + Cfg::A_BYTES, warp_m0, warp_n0,
-                             a_off[0], b_off[0]);
-
-    for (int t = 0; t < k_tiles; t++) {
-        const uint32_t sA = smem_base + (t % Cfg::STAGES) * Cfg::STAGE_BYTES,
-                       sB = sA + Cfg::A_BYTES;
-#pragma unroll
-        for (int ks = 0; ks < Cfg::KSTEPS; ks++) {
-            const int cur = ks % 2, nxt = cur ^ 1;
-            if (ks == Cfg::KSTEPS - 1) {
-                /* groups committed so far: STAGES-1 + t; k-tile t+1 is group t+1 */
-                cp_async_wait_group<Cfg::STAGES - 3>();
-                __syncthreads();
-                if (t + Cfg::STAGES - 1 < k_tiles)
-                    load_k_tile<Cfg>(smem, copy_a, copy_b, A, lda, B, ldb, M, N, K, vec,
-                                     t + Cfg::STAGES - 1);
-                cp_async_commit_group();
-                if (t + 1 < k_tiles) {
-                    const uint32_t nA = smem_base + ((t + 1) % Cfg::STAGES) * Cfg::STAGE_BYTES;
-                    load_frags_ldmatrix<Cfg>(a[nxt], b[nxt], nA, nA + Cfg::A_BYTES, warp_m0,
-                                             warp_n0, a_off[0], b_off[0]);
-                }
-            } else {
-                load_frags_ldmatrix<Cfg>(a[nxt], b[nxt], sA, sB, warp_m0, warp_n0, a_off[ks + 1],
-                                         b_off[ks + 1]);
-            }
-            mma_step<T, Cfg>(acc, a[cur], b[cur]);
-        }
-    }
-    cp_async_wait_group<0>();
-    if (SMEM_EPILOGUE) {
-        __syncthreads(); /* the operand buffers become the epilogue's scratch */
-        epilogue_smem<Cfg>(acc, smem, C, ldc, block_m + warp_m0, block_n + warp_n0, M, N, alpha,
-                           beta, vec.c4);
-    } else {
-        epilogue_direct<Cfg>(acc, C, ldc, block_m + warp_m0, block_n + warp_n0, M, N, alpha, beta,
-                             vec.c2);
-    }
-}
-
-/* ================================================================================================
- * The host side
- * ============================================================================================== */
-/* 16-bit words per element of type T: 1 for halves, 2 for floats */
-template <class T> constexpr int words_per_elem() { return (int)(sizeof(T) / sizeof(uint16_t)); }
-
-/* The kernels' arguments for problem p with input type T: A and B as 16-bit words, so K, lda and
- * ldb are multiplied by the words per element. */
-#define MMA_GEMM_ARGS(p, T)                                                                        \
-    (p)->M, (p)->N, words_per_elem<T>() * (p)->K, (const uint16_t *)(p)->d_a,                      \
-        words_per_elem<T>() * (p)->lda, (const uint16_t *)(p)->d_b,                                \
-        words_per_elem<T>() * (p)->ldb, (float *)(p)->d_c, (p)->ldc, (p)->alpha, (p)->beta,        \
-        mma_vector_paths(p, sizeof(T))
-
-/* prepare() and launch() of a gemm_pipeline_dbuf rung: the shared-memory opt-in, then a 1-D grid
- * of one block per tile of C. */
-template <class T, class Cfg, int GROUP_M, bool SMEM_EPILOGUE>
-static const char *pipeline_dbuf_prepare()
-{
-    return allow_smem((const void *)gemm_pipeline_dbuf<T, Cfg, GROUP_M, SMEM_EPILOGUE>,
-                      Cfg::SMEM_BYTES);
-}
-
-template <class T, class Cfg, int GROUP_M, bool SMEM_EPILOGUE>
-static void pipeline_dbuf_launch(const tc_gemm_problem *p, cudaStream_t stream)
-{
-    gemm_pipeline_dbuf<T, Cfg, GROUP_M, SMEM_EPILOGUE>
-        <<<tile_count(p, Cfg::BM, Cfg::BN), Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(
-            MMA_GEMM_ARGS(p, T));
-}
-
-#endif /* TC_MMA_PIPELINE_CUH */
+#endif /* TC_MMA_PARTS_CUH */

@@ -1,4 +1,4 @@
-/* 05_mma_ptx/mma_probe.h - the launchers of mma_probe.cu, called by the C driver mma_probe.c:
+/* 05_mma_ptx/mma/mma_probe.h - the launchers of mma_probe.cu, called by the C driver mma_probe.c:
  * one-warp unit tests of the PTX wrappers (mma_sync.cuh) and of the fragment loaders
  * (mma_tile.cuh), and the mma.sync throughput benchmark. Pointers are device pointers; 16-bit
  * values are f16 or bf16 bit patterns. Every launcher enqueues on `stream` and returns. */

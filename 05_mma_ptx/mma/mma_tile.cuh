@@ -1,5 +1,6 @@
-/* 05_mma_ptx/mma_tile.cuh - shared-memory operand tiles and the fragment loaders of chapter 05,
- * used by the GEMM ladder (mma_gemm.cu) and unit-tested one warp at a time (mma_probe.cu).
+/* 05_mma_ptx/mma/mma_tile.cuh - what chapter 05's mma.sync rungs share and chapter 04 does not:
+ * the fragment loaders by hand and with ldmatrix .trans, unit-tested one warp at a time
+ * (mma_probe.cu), and the direct epilogue of v1_hand .. v5_dbuf.
  *
  * The operand tiles are "K-major": every row of a tile is BK consecutive k-values of one row of
  * A (A row-major) or of one column of B (B column-major, i.e. B^T row-major). Both operands of
@@ -14,14 +15,14 @@
  *
  * The tile layout (kmajor_tile) and the ldmatrix loaders (a_frag_lane_offset, b_frag_lane_offset,
  * load_a_frag_ldmatrix, load_b_frags_ldmatrix) are in common/kmajor_tile.cuh, shared with chapter
- * 07's int8 GEMM; the mma dispatch by input type (mma_f32<T>) and the pipelined GEMM of v5 and v6
- * are in common/mma_pipeline.cuh, shared with chapter 04's tf32 GEMM. This file adds the loaders
- * only chapter 05 uses (by hand, and ldmatrix .trans). */
+ * 07's int8 GEMM; the mma dispatch by input type (mma_f32<T>), the tile loads and the other parts
+ * of the rungs are in common/mma_parts.cuh, shared with chapter 04's tf32 GEMM (which runs v6,
+ * common/mma_v6_epilogue.cuh). This file adds what only chapter 05 uses. */
 #ifndef MMA_TILE_CUH
 #define MMA_TILE_CUH
 
 #include "kmajor_tile.cuh"
-#include "mma_pipeline.cuh"
+#include "mma_parts.cuh"
 #include "mma_sync.cuh"
 
 #include <stdint.h>
@@ -70,6 +71,28 @@ static __device__ __forceinline__ void load_b_frags_ldmatrix_trans(uint32_t (&b0
     ldmatrix_x4_trans(r,
                       base + (uint32_t)((k0 + lane % 16) * row_bytes + (n0 + 8 * (lane / 16)) * 2));
     b0[0] = r[0], b0[1] = r[1], b1[0] = r[2], b1[1] = r[3];
+}
+
+/* ---- the direct epilogue: C = alpha * acc + beta * C, guarded at the edges of C -------------- */
+
+/* v1..v5: straight from registers. Accumulator (i, j) of lane (g, t) holds rows g and g + 8,
+ * columns 2t and 2t + 1 of its 16x8 tile (mma_sync.cuh): two float2 stores (store_pair,
+ * common/gemm_tiles.cuh). Four lanes of a row cover 32 contiguous bytes, one whole sector. row0,
+ * col0: the warp tile's origin in C. */
+template <class Cfg>
+__device__ __forceinline__ void epilogue_direct(const float (&acc)[Cfg::MT][Cfg::NT][4],
+                                                float *__restrict__ C, long ldc, int row0, int col0,
+                                                int M, int N, float alpha, float beta, bool vec2)
+{
+    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int i = 0; i < Cfg::MT; i++)
+#pragma unroll
+        for (int j = 0; j < Cfg::NT; j++)
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+                store_pair(C, ldc, row0 + i * MMA_M + g + 8 * h, col0 + j * MMA_N + 2 * t, M, N,
+                           acc[i][j][2 * h], acc[i][j][2 * h + 1], alpha, beta, vec2);
 }
 
 #endif /* MMA_TILE_CUH */

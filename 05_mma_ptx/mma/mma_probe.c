@@ -1,4 +1,4 @@
-/* 05_mma_ptx/mma_probe.c - the host driver of 05_mma_probe (kernels in mma_probe.cu): the
+/* 05_mma_ptx/mma/mma_probe.c - the host driver of 05_mma_probe (kernels in mma_probe.cu): the
  * one-warp unit tests of the PTX wrappers, and the mma.sync throughput benchmark printed next to
  * cuBLAS. The benchmark's best figure is the ceiling the GEMM ladder (05_mma_gemm) is judged
  * against: a kernel built on mma.sync cannot beat the instruction.
