@@ -8,5 +8,8 @@ $(d)_MIN_SM   := 80
 $(d)_ARCH     :=
 $(d)_SM90     := a
 $(d)_NEEDS    :=
+# example.cu: v7_wgmma_tf32 (common/wgmma_v4_cluster.cuh on float) from a plain program
+$(d)_EXAMPLE        := example.cu
+$(d)_EXAMPLE_TARGET := 90a
 # make bench QUICK=1: one size
 $(d)_BENCH_QUICK := --size 8192x8192x8192
