@@ -2,7 +2,7 @@
  * sum promoted to an f32 total on the CUDA cores.
  *
  * Rung 1 of chapter 05's FP8 track (e4m3 or e5m2 in, f32 accumulate and out).
- * Parent: v4_cluster of the f16 track (common/wgmma_fp8_v1_promote.cuh). What changes:
+ * Parent: v4_cluster of the f16 track (common/wgmma_v4_cluster.cuh). What changes:
  *   - the operands are 8-bit: a k-tile (one 128-byte swizzle row) holds 128 values, and one
  *     wgmma m64nNk32 takes 32 of them, so the four wgmma of a k-tile cover k = 128; FP8 wgmma
  *     wants both operands K-major, which this layout is. The TMA moves bytes (UINT8 maps);

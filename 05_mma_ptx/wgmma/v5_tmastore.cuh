@@ -3,8 +3,9 @@
  *
  * Rung v5 of chapter 05's Hopper ladder (f16 and bf16 in, f32 accumulate and out).
  * Parent: v4_cluster (common/wgmma_v4_cluster.cuh). What changes, and why it is faster:
- *   - v4's consumers store C from registers, 8-byte pairs with a guard each, and the tensor cores
- *     wait until every store has been issued. Here each consumer writes its 64 rows in boxes of
+ *   - v4's consumers store C from registers, 64 float2 stores per thread (guarded only at C's
+ *     edges), and the tensor cores wait until every store has been issued. Here each consumer
+ *     writes its 64 rows in boxes of
  *     64 x 32 floats into shared memory (in the 128-byte swizzle, so the float2 writes of a warp
  *     do not collide in banks), fences, and one thread hands the box to cp.async.bulk.tensor
  *     (wgmma_v5_epilogue_tma). The copy engine clips at C's edges, so no thread guards a store, and the

@@ -7,11 +7,13 @@
  *     units over 66 clusters leave 34 of them idle for a whole unit's time. Stream-K walks the
  *     first units - r units as before and cuts the r last units' k-tiles into c equal ranges,
  *     one per cluster (stream_k.h has the arithmetic, test_stream_k.c checks it on the CPU);
- *   - a range covers the end of one unit and the start of the next at most. A cluster that holds
- *     the start of a unit (a partial segment, done first) writes its f32 sums to its slot of a
- *     workspace and raises its flag (st.release); the cluster that holds the unit's last k-tile
- *     (its finisher) waits for the flags of the clusters before it (ld.acquire), lowers them for
- *     the next launch, adds their slots in cluster order (the same sums every run) and stores C;
+ *   - a range covers the end of one unit and the start of the next at most. A cluster's segment
+ *     that ends before its unit's last k-tile (a partial segment: at most one per cluster, its
+ *     first stream-K segment, done first) writes its f32 sums to its blocks' slots of a workspace
+ *     and raises their flags (st.release); the cluster that holds the unit's last k-tile (its
+ *     finisher) waits for the flags of the same-rank blocks of the clusters before it
+ *     (ld.acquire), lowers them for the next launch, adds their slots in cluster order (the same
+ *     sums every run) and stores C;
  *   - every wait goes to a lower cluster, and all clusters are resident (a persistent grid), so
  *     every wait ends.
  * The cost: the partial sums' round trip through L2 (a 128 KiB slot per block), and the waits.
