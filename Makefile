@@ -78,15 +78,19 @@ NVCCFLAGS := -std=c++17 -O3 -lineinfo -Icommon -Xcompiler -Wall $(DEPFLAGS)
 LDFLAGS   := -Xlinker -rpath -Xlinker $(CUDA_PATH)/lib64
 LDLIBS    := -lpthread -ldl -lm
 
-# The targets in SM below $(1), and the targets a chapter with minimum SM $(1) and architecture
-# suffix $(2) can use: those at or above its minimum, or for "a" (sm_90a-only) code exactly 90.
-# Each becomes -gencode=arch=compute_XX,code=sm_XX (real code, no PTX: build for your GPU); with
-# $(3) = "a" (a program with Hopper-only kernels beside portable ones, $(p)_SM90 := a) the target
-# 90 becomes sm_90a, which runs on the same GPUs as sm_90.
+# Targets. A program has a minimum SM and may have arch-specific targets (TARGETS_A, e.g. "90a":
+# code with instructions one compute capability runs and no later one, wgmma on sm_90a; "100a"
+# would be Blackwell's). It is compiled for every target in SM at or above its minimum; a target s
+# whose "sa" is in TARGETS_A is compiled as sm_sa (it runs on the same GPUs as sm_s). With ONLY_A
+# set, the program is compiled for its arch-specific targets alone (the wgmma programs).
+# Each becomes -gencode=arch=compute_XX,code=sm_XX (real code, no PTX: build for your GPU).
+#   $(1) minimum SM, $(2) TARGETS_A, $(3) ONLY_A
 below       = $(foreach s,$(SM),$(if $(shell [ $(s) -lt $(1) ] && echo y),$(s)))
-chapter_sms = $(if $(2),$(filter 90,$(SM)),$(filter-out $(call below,$(1)),$(SM)))
-target_sfx  = $(or $(2),$(if $(filter 90,$(1)),$(3)))
-gencode     = $(foreach s,$(call chapter_sms,$(1),$(2)),-gencode=arch=compute_$(s)$(call target_sfx,$(s),$(2),$(3)),code=sm_$(s)$(call target_sfx,$(s),$(2),$(3)))
+chapter_sms = $(if $(3),$(filter $(patsubst %a,%,$(2)),$(SM)),$(filter-out $(call below,$(1)),$(SM)))
+target_sfx  = $(if $(filter $(1)a,$(2)),a)
+# the program's targets as the build names them, e.g. "80 90a" (TC_BUILD_TARGETS)
+build_targets = $(foreach s,$(call chapter_sms,$(1),$(2),$(3)),$(s)$(call target_sfx,$(s),$(2)))
+gencode     = $(foreach t,$(call build_targets,$(1),$(2),$(3)),-gencode=arch=compute_$(t),code=sm_$(t))
 
 # Everything is rebuilt when the compilers, flags or targets change (e.g. `make SM=80`, then
 # `make`): objects depend on a stamp file whose content is the current settings.
@@ -134,17 +138,20 @@ $(BUILD)/tests/common/%: $(BUILD)/tests/%.c.o $(LIBCOMMON)
 #                from $(p)_SRCS into build/bin/$(p) (the default is one program named $(d))
 #   $(d)_LIBS    libraries to link (e.g. -lcublas)
 #   $(d)_MIN_SM  minimum compute capability (e.g. 80)
-#   $(d)_ARCH    "a" when the code is sm_90a-only (wgmma, setmaxnreg); empty otherwise
-#   $(d)_SM90    "a" when the program has sm_90a-only kernels beside portable ones (chapter 04's
-#                wgmma rungs): the target 90 is compiled as sm_90a; the kernels guard their bodies
-#                with TC_SM90A and the host checks which code the GPU runs
+#   $(d)_TARGETS_A  the arch-specific targets its code has, e.g. "90a" (wgmma, setmaxnreg): a
+#                target in SM whose number is listed is compiled as that arch-specific target;
+#                kernels that exist only there guard their bodies (TC_SM90A) and their variant
+#                rows name the target (.target = "90a"), which the drivers check
+#   $(d)_ONLY_A  "yes" when the program is built for its arch-specific targets alone
 #   $(d)_NEEDS   "cudnn" when it needs cuDNN (skipped without it), "cudnn?" when it uses cuDNN
 #                where found (compiled with -DTC_HAVE_CUDNN=1 then) and builds without it
 #   $(d)_CPU_TESTS      optional: the chapter's CPU test programs, test_x.c files in the folder
 #   $(d)_CPU_TEST_SRCS  the chapter's host sources those tests exercise (linked into each)
-# A program may override the chapter's minimum and architecture with $(p)_MIN_SM and $(p)_ARCH
-# (chapter 05: the sm_90a wgmma programs beside the sm_80 mma.sync ones); its .cu files are then
-# compiled for its own targets, so a .cu file belongs to one such program only.
+# A program may override the chapter's minimum and targets with $(p)_MIN_SM, $(p)_TARGETS_A and
+# $(p)_ONLY_A (chapter 05: the sm_90a wgmma programs beside the sm_80 mma.sync ones); its files
+# are then compiled for its own targets, so a source file belongs to one such program only. Every
+# source of a program is compiled with -DTC_BUILD_TARGETS='"80 90a"' (its targets), which the
+# drivers read to tell whether this build has code a variant needs.
 CHAPTER_MKS  := $(sort $(wildcard */chapter.mk))
 ALL_CHAPTERS := $(patsubst %/chapter.mk,%,$(CHAPTER_MKS))
 $(foreach mk,$(CHAPTER_MKS),$(eval d := $(patsubst %/chapter.mk,%,$(mk)))$(eval include $(mk)))
@@ -173,7 +180,7 @@ $(1)_XLIBS := $$(if $$($(1)_CUDNN),$$(CUDNN_LDFLAGS))
 
 $(BUILD)/$(1)/%.c.o: $(1)/%.c $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
-	$$(HOST_CC) $$(CFLAGS) -I$(1) $$($(1)_XCFLAGS) -c $$< -o $$@
+	$$(HOST_CC) $$(CFLAGS) -I$(1) $$($(1)_XCFLAGS) $$(PROG_DEFINES) -c $$< -o $$@
 
 $(1)_TEST_OBJ := $$(patsubst %,$(BUILD)/$(1)/%.o,$$($(1)_CPU_TEST_SRCS))
 $(1)_TEST_BINS := $$(patsubst %.c,$(BUILD)/tests/$(1)/%,$$($(1)_CPU_TESTS))
@@ -188,20 +195,21 @@ endef
 # program $(2) of chapter $(1)
 define program_rules
 $(2)_MIN_SM := $$(or $$($(2)_MIN_SM),$$($(1)_MIN_SM))
-$(2)_ARCH   := $$(or $$($(2)_ARCH),$$($(1)_ARCH))
-$(2)_SM90   := $$(or $$($(2)_SM90),$$($(1)_SM90))
-$(2)_USE_SM := $$(call chapter_sms,$$($(2)_MIN_SM),$$($(2)_ARCH))
-$(2)_SKIP := $$(if $$($(2)_USE_SM),,$$(if $$($(2)_ARCH),needs sm_90$$($(2)_ARCH) (90 in SM) and SM="$$(SM)",no target in SM="$$(SM)" is sm_$$($(2)_MIN_SM) or newer))
+$(2)_TARGETS_A := $$(or $$($(2)_TARGETS_A),$$($(1)_TARGETS_A))
+$(2)_ONLY_A    := $$(or $$($(2)_ONLY_A),$$($(1)_ONLY_A))
+$(2)_TARGETS   := $$(call build_targets,$$($(2)_MIN_SM),$$($(2)_TARGETS_A),$$($(2)_ONLY_A))
+$(2)_SKIP := $$(if $$($(2)_TARGETS),,$$(if $$($(2)_ONLY_A),needs $$(addprefix sm_,$$($(2)_TARGETS_A)) ($$(patsubst %a,%,$$($(2)_TARGETS_A)) in SM) and SM="$$(SM)",no target in SM="$$(SM)" is sm_$$($(2)_MIN_SM) or newer))
 $(2)_SKIP := $$(or $$($(2)_SKIP),$$(if $$(filter cudnn,$$($(1)_NEEDS)),$$(if $$(HAVE_CUDNN),,cuDNN not found)))
 ifeq ($$($(2)_SKIP),)
 BUILT_ITEMS += $(1)/$(2)
 BUILT_PROGRAMS += $(BUILD)/bin/$(2)
-$(2)_GENCODE := $$(call gencode,$$($(2)_MIN_SM),$$($(2)_ARCH),$$($(2)_SM90))
+$(2)_GENCODE := $$(call gencode,$$($(2)_MIN_SM),$$($(2)_TARGETS_A),$$($(2)_ONLY_A))
 $(2)_OBJ := $$(patsubst %,$(BUILD)/$(1)/%.o,$$($(2)_SRCS))
+$$($(2)_OBJ): PROG_DEFINES := -DTC_BUILD_TARGETS='"$$($(2)_TARGETS)"'
 
 $$(patsubst %,$(BUILD)/$(1)/%.o,$$(filter %.cu,$$($(2)_SRCS))): $(BUILD)/$(1)/%.cu.o: $(1)/%.cu $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
-	$$(NVCC) $$(NVCCFLAGS) -I$(1) $$($(1)_XCFLAGS) $$($(2)_GENCODE) -c $$< -o $$@
+	$$(NVCC) $$(NVCCFLAGS) -I$(1) $$($(1)_XCFLAGS) $$(PROG_DEFINES) $$($(2)_GENCODE) -c $$< -o $$@
 
 $(BUILD)/bin/$(2): $$($(2)_OBJ) $(LIBCOMMON)
 	@mkdir -p $$(@D)
@@ -226,14 +234,14 @@ SKIPPED_EXAMPLES :=
 define example_rules
 ifneq ($$($(1)_EXAMPLE),)
 $(1)_EX_TARGET := $$($(1)_EXAMPLE_TARGET)
-$(1)_EX_ARCH   := $$(if $$(filter %a,$$($(1)_EX_TARGET)),a)
+$(1)_EX_A      := $$(filter %a,$$($(1)_EX_TARGET))
 $(1)_EX_MIN    := $$(patsubst %a,%,$$($(1)_EX_TARGET))
-$(1)_EX_SMS    := $$(call chapter_sms,$$($(1)_EX_MIN),$$($(1)_EX_ARCH))
+$(1)_EX_SMS    := $$(call chapter_sms,$$($(1)_EX_MIN),$$($(1)_EX_A),$$($(1)_EX_A))
 ifneq ($$($(1)_EX_SMS),)
 EXAMPLES += $(BUILD)/examples/$(1)
 $(BUILD)/examples/$(1): $(1)/$$($(1)_EXAMPLE) $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
-	$$(NVCC) -std=c++17 -O3 -Icommon -MMD -MP -MF $$@.d $$(call gencode,$$($(1)_EX_MIN),$$($(1)_EX_ARCH)) -o $$@ $$<
+	$$(NVCC) -std=c++17 -O3 -Icommon -MMD -MP -MF $$@.d $$(call gencode,$$($(1)_EX_MIN),$$($(1)_EX_A),$$($(1)_EX_A)) -o $$@ $$<
 	@rm -f $(BUILD)/skipped/example-$(1)
 -include $(BUILD)/examples/$(1).d
 else

@@ -3,7 +3,7 @@
 $(d)_SRCS    := main.c conv_ref.c
 $(d)_LIBS    :=
 $(d)_MIN_SM  := 70
-$(d)_ARCH    :=
+$(d)_TARGETS_A    :=
 $(d)_NEEDS   := cudnn
 # CPU tests: the convolution shapes, layouts and the FP64 reference (conv_ref.c)
 $(d)_CPU_TESTS     := test_conv_ref.c

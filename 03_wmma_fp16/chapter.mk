@@ -6,7 +6,7 @@ $(d)_PROGS    := 03_half_basics 03_wmma_fp16
 03_wmma_fp16_SRCS   := main.c hooks.cu
 $(d)_LIBS     := -lcublasLt -lcublas
 $(d)_MIN_SM   := 70
-$(d)_ARCH     :=
+$(d)_TARGETS_A     :=
 $(d)_NEEDS    :=
 # example.cu: the best rung (v5_dbuf) from a plain program; make test builds and runs it
 $(d)_EXAMPLE        := example.cu

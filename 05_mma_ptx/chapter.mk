@@ -10,12 +10,14 @@ $(d)_PROGS          := 05_mma_probe 05_mma_gemm 05_wgmma_probe 05_wgmma_gemm
 05_wgmma_probe_SRCS := wgmma/wgmma_probe.c wgmma/wgmma_probe.cu
 05_wgmma_gemm_SRCS  := wgmma/wgmma_main.c wgmma/hooks_f16.cu wgmma/hooks_fp8.cu
 05_wgmma_probe_MIN_SM := 90
-05_wgmma_probe_ARCH   := a
+05_wgmma_probe_TARGETS_A := 90a
+05_wgmma_probe_ONLY_A    := yes
 05_wgmma_gemm_MIN_SM  := 90
-05_wgmma_gemm_ARCH    := a
+05_wgmma_gemm_TARGETS_A  := 90a
+05_wgmma_gemm_ONLY_A     := yes
 $(d)_LIBS           := -lcublasLt -lcublas
 $(d)_MIN_SM         := 80
-$(d)_ARCH           :=
+$(d)_TARGETS_A           :=
 $(d)_NEEDS          :=
 # the CPU test of v6_streamk's split of the last round (plain C: the kernel's own arithmetic)
 $(d)_CPU_TESTS      := wgmma/test_stream_k.c

@@ -6,7 +6,7 @@
 $(d)_SRCS    := stencil.c stencil_cudnn.c stencil_probe.c stencil_tc.cu stencil_cuda.cu stencil_probe.cu
 $(d)_LIBS    :=
 $(d)_MIN_SM  := 80
-$(d)_ARCH    :=
+$(d)_TARGETS_A    :=
 $(d)_NEEDS   := cudnn?
 # CPU tests: the bands, swap, compression, metadata and lane maps of stencil_bands.h
 $(d)_CPU_TESTS     := test_stencil.c

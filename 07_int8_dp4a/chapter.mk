@@ -10,7 +10,7 @@ $(d)_PROGS          := 07_dp4a_basics 07_int8_gemm 07_correlator
 07_correlator_SRCS  := correlator.c correlator.cu
 $(d)_LIBS           := -lcublasLt -lcublas
 $(d)_MIN_SM         := 75
-$(d)_ARCH           :=
+$(d)_TARGETS_A           :=
 $(d)_NEEDS          :=
 # CPU tests: the dp4a/dp2a models (dp4a_model.c) and the correlator's layouts and arithmetic
 $(d)_CPU_TESTS      := test_dp4a_model.c test_correlator.c

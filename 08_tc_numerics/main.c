@@ -49,6 +49,7 @@ typedef struct {
     int kind;
     tc_fmt in, out;
     int min_cc;
+    const char *target;        /* the code it needs: "89" (sm_89 or newer), "90a" (wgmma) */
     const char *tolerance_row; /* the row of common/verify.c's table, NULL when none */
 } variant;
 
@@ -63,30 +64,30 @@ static const variant variants[] = {
      .description = "mma.sync m16n8k16, bf16 inputs, f32 accumulator", .tolerance_row = "bf16f32"},
     {.name = "tf32f32", .kind = NK_TF32F32, .in = TC_FMT_TF32,  .out = TC_FMT_F32, .min_cc = 80,
      .description = "mma.sync m16n8k8, tf32 inputs, f32 accumulator", .tolerance_row = "tf32"},
-    {.name = "e4m3f32", .kind = NK_E4M3F32, .in = TC_FMT_E4M3,  .out = TC_FMT_F32, .min_cc = 89,
+    {.name = "e4m3f32", .kind = NK_E4M3F32, .in = TC_FMT_E4M3,  .out = TC_FMT_F32, .min_cc = 89, .target = "89",
      .description = "mma.sync m16n8k32, e4m3 inputs, f32 accumulator", .tolerance_row = "e4m3f32"},
-    {.name = "e5m2f32", .kind = NK_E5M2F32, .in = TC_FMT_E5M2,  .out = TC_FMT_F32, .min_cc = 89,
+    {.name = "e5m2f32", .kind = NK_E5M2F32, .in = TC_FMT_E5M2,  .out = TC_FMT_F32, .min_cc = 89, .target = "89",
      .description = "mma.sync m16n8k32, e5m2 inputs, f32 accumulator"},
-    {.name = "e4m3f16", .kind = NK_E4M3F16, .in = TC_FMT_E4M3,  .out = TC_FMT_F16, .min_cc = 89,
+    {.name = "e4m3f16", .kind = NK_E4M3F16, .in = TC_FMT_E4M3,  .out = TC_FMT_F16, .min_cc = 89, .target = "89",
      .description = "mma.sync m16n8k32, e4m3 inputs, f16 accumulator"},
-    {.name = "e5m2f16", .kind = NK_E5M2F16, .in = TC_FMT_E5M2,  .out = TC_FMT_F16, .min_cc = 89,
+    {.name = "e5m2f16", .kind = NK_E5M2F16, .in = TC_FMT_E5M2,  .out = TC_FMT_F16, .min_cc = 89, .target = "89",
      .description = "mma.sync m16n8k32, e5m2 inputs, f16 accumulator"},
     /* the same through wgmma (sm_90a): the instruction cuBLAS drives on Hopper */
-    {.name = "wg_f16f32",  .kind = NK_WG_F16F32,  .in = TC_FMT_F16,  .out = TC_FMT_F32, .min_cc = 90,
+    {.name = "wg_f16f32",  .kind = NK_WG_F16F32,  .in = TC_FMT_F16,  .out = TC_FMT_F32, .min_cc = 90, .target = "90a",
      .description = "wgmma m64n8k16, f16 inputs, f32 accumulator", .tolerance_row = "f16f32"},
-    {.name = "wg_f16f16",  .kind = NK_WG_F16F16,  .in = TC_FMT_F16,  .out = TC_FMT_F16, .min_cc = 90,
+    {.name = "wg_f16f16",  .kind = NK_WG_F16F16,  .in = TC_FMT_F16,  .out = TC_FMT_F16, .min_cc = 90, .target = "90a",
      .description = "wgmma m64n8k16, f16 inputs, f16 accumulator", .tolerance_row = "f16f16"},
-    {.name = "wg_bf16f32", .kind = NK_WG_BF16F32, .in = TC_FMT_BF16, .out = TC_FMT_F32, .min_cc = 90,
+    {.name = "wg_bf16f32", .kind = NK_WG_BF16F32, .in = TC_FMT_BF16, .out = TC_FMT_F32, .min_cc = 90, .target = "90a",
      .description = "wgmma m64n8k16, bf16 inputs, f32 accumulator", .tolerance_row = "bf16f32"},
-    {.name = "wg_tf32f32", .kind = NK_WG_TF32F32, .in = TC_FMT_TF32, .out = TC_FMT_F32, .min_cc = 90,
+    {.name = "wg_tf32f32", .kind = NK_WG_TF32F32, .in = TC_FMT_TF32, .out = TC_FMT_F32, .min_cc = 90, .target = "90a",
      .description = "wgmma m64n8k8, tf32 inputs, f32 accumulator", .tolerance_row = "tf32_rz"},
-    {.name = "wg_e4m3f32", .kind = NK_WG_E4M3F32, .in = TC_FMT_E4M3, .out = TC_FMT_F32, .min_cc = 90,
+    {.name = "wg_e4m3f32", .kind = NK_WG_E4M3F32, .in = TC_FMT_E4M3, .out = TC_FMT_F32, .min_cc = 90, .target = "90a",
      .description = "wgmma m64n8k32, e4m3 inputs, f32 accumulator", .tolerance_row = "e4m3f32"},
-    {.name = "wg_e5m2f32", .kind = NK_WG_E5M2F32, .in = TC_FMT_E5M2, .out = TC_FMT_F32, .min_cc = 90,
+    {.name = "wg_e5m2f32", .kind = NK_WG_E5M2F32, .in = TC_FMT_E5M2, .out = TC_FMT_F32, .min_cc = 90, .target = "90a",
      .description = "wgmma m64n8k32, e5m2 inputs, f32 accumulator", .tolerance_row = "e5m2f32"},
-    {.name = "wg_e4m3f16", .kind = NK_WG_E4M3F16, .in = TC_FMT_E4M3, .out = TC_FMT_F16, .min_cc = 90,
+    {.name = "wg_e4m3f16", .kind = NK_WG_E4M3F16, .in = TC_FMT_E4M3, .out = TC_FMT_F16, .min_cc = 90, .target = "90a",
      .description = "wgmma m64n8k32, e4m3 inputs, f16 accumulator"},
-    {.name = "wg_e5m2f16", .kind = NK_WG_E5M2F16, .in = TC_FMT_E5M2, .out = TC_FMT_F16, .min_cc = 90,
+    {.name = "wg_e5m2f16", .kind = NK_WG_E5M2F16, .in = TC_FMT_E5M2, .out = TC_FMT_F16, .min_cc = 90, .target = "90a",
      .description = "wgmma m64n8k32, e5m2 inputs, f16 accumulator"},
 };
 // clang-format on
@@ -163,6 +164,11 @@ static int runnable(const variant *v, const tc_device_info *dev, char *why, size
     if (dev->cc < v->min_cc) {
         snprintf(why, size, "needs compute capability %d.%d (this GPU: %d.%d)", v->min_cc / 10,
                  v->min_cc % 10, dev->cc / 10, dev->cc % 10);
+        return 0;
+    }
+    const char *target_why = tc_target_unsupported(v->target, dev->cc, TC_BUILD_TARGETS);
+    if (target_why) {
+        snprintf(why, size, "%s", target_why);
         return 0;
     }
     return numerics_kind_runnable(v->kind, why, size);

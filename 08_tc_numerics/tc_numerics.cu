@@ -142,13 +142,6 @@ extern "C" int numerics_kind_runnable(int kind, char *why, size_t why_size)
         snprintf(why, why_size, "no code for this GPU in the binary (%s)", cudaGetErrorName(err));
         return 0;
     }
-    if (kind >= NK_E4M3F32 && attr.binaryVersion < 89) {
-        snprintf(why, why_size,
-                 "FP8 mma.sync needs sm_89 code; this binary runs sm_%d code here (add this "
-                 "GPU's compute capability to SM)",
-                 attr.binaryVersion);
-        return 0;
-    }
     if ((kind == NK_E4M3F32 || kind == NK_E5M2F32) && !NUMERICS_TOOLKIT_FP8_F32) {
         snprintf(why, why_size, "built with CUDA %d.%d; FP8 mma.sync needs CUDA 12.4",
                  __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);

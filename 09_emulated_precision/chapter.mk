@@ -5,8 +5,7 @@
 $(d)_SRCS          := main.c dmma.cu ozaki.cu bf16x.cu ozaki_model.c
 $(d)_LIBS          := -lcublasLt -lcublas
 $(d)_MIN_SM        := 80
-$(d)_ARCH          :=
-$(d)_SM90          := a
+$(d)_TARGETS_A          := 90a
 $(d)_NEEDS         :=
 # CPU tests: the Ozaki scheme's model
 $(d)_CPU_TESTS     := test_ozaki.c

@@ -199,23 +199,8 @@ extern "C" void dmma_v1_launch(const tc_gemm_variant *v, const tc_gemm_problem *
 
 extern "C" const char *dmma16_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
-    /* a build whose newest code is older than sm_90 runs that code here, where m16n8k16 f64
-     * was compiled as a trap */
-    static char why[160];
-    cudaFuncAttributes fa;
-    const cudaError_t e = cudaFuncGetAttributes(&fa, (const void *)gemm_dmma<cfg_m16>);
-    if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction) {
-        (void)cudaGetLastError();
-        return TC_GEMM_SKIP "this build has no code for this GPU";
-    }
-    TC_CUDA_CHECK(e);
-    if (fa.binaryVersion < 90) {
-        snprintf(why, sizeof why,
-                 TC_GEMM_SKIP "m16n8k16 f64 needs sm_90 code (90 in SM); this GPU runs the "
-                              "build's sm_%d code",
-                 fa.binaryVersion);
-        return why;
-    }
+    /* the row's target "90" (sm_90 code: a build without it compiles m16n8k16 f64 as a trap)
+     * is checked by the driver before this runs */
     return allow_smem((const void *)gemm_dmma<cfg_m16>, cfg_m16::SMEM_BYTES);
 }
 

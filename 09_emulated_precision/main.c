@@ -34,7 +34,7 @@
     BF16X_ROW(NAME, ROWNAME, IMPL, .min_cc = 80, .prepare = bf_prepare, .launch = bf_launch,      \
               __VA_ARGS__)
 #define BF16X_FAST(NAME, ROWNAME, IMPL, ...)                                                       \
-    BF16X_ROW(NAME, ROWNAME, IMPL, .min_cc = 90, .prepare = bf_fast_prepare,                      \
+    BF16X_ROW(NAME, ROWNAME, IMPL, .min_cc = 90, .target = "90a", .prepare = bf_fast_prepare,     \
               .launch = bf_fast_launch, __VA_ARGS__)
 #define OZAKI(NAME, ROWNAME, IMPL, ...)                                                            \
     RUNG(.name = NAME, .precision = ROWNAME, .impl = IMPL, .prepare = oz_prepare,                  \
@@ -50,7 +50,7 @@ static const tc_gemm_variant variants[] = {
      .description = "cuBLAS DGEMM, COMPUTE_64F (the baseline)"},
     RUNG(.name = "v1_dmma", .precision = "f64", .prepare = dmma_v1_prepare, .launch = dmma_v1_launch,
          .description = "FP64 tensor cores: mma.sync m8n8k4 f64, 64x64 tile, cp.async 3 stages"),
-    RUNG_AT(90, .name = "v1_dmma16", .precision = "f64", .prepare = dmma16_prepare,
+    RUNG_AT(90, .name = "v1_dmma16", .precision = "f64", .target = "90", .prepare = dmma16_prepare,
             .launch = dmma16_launch,
             .description = "sm_90: mma.sync m16n8k16 f64 (DMMA.16x8x16), 64x64 tile, 3 stages"),
     OZAKI("v2_ozaki_s6", "f64_oz6", &oz_slices_6,

@@ -629,6 +629,20 @@ static int selected(const tc_args *a, const tc_gemm_chapter *ch, const tc_gemm_v
     return strcmp(want, "all") == 0 || strcmp(want, v->name) == 0;
 }
 
+/* what this program was compiled for (TC_BUILD_TARGETS of its main), NULL when not known */
+static const char *build_targets;
+
+/* NULL when this build's code for this GPU can run the variant, else why not */
+static const char *variant_cannot_run(const tc_gemm_variant *v, const tc_device_info *dev)
+{
+    static char why[64];
+    if (v->min_cc > dev->cc) {
+        snprintf(why, sizeof why, "needs sm_%d, this GPU is sm_%d", v->min_cc, dev->cc);
+        return why;
+    }
+    return tc_target_unsupported(v->target, dev->cc, build_targets);
+}
+
 static const tc_gemm_variant *find_variant(const tc_gemm_chapter *ch, const char *name)
 {
     for (int i = 0; i < ch->n_variants; i++)
@@ -644,8 +658,9 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
     for (int vi = 0; vi < ch->n_variants; vi++) {
         const tc_gemm_variant *v = &ch->variants[vi];
         if (a->variant && !selected(a, ch, v)) continue;
-        if (v->min_cc > dev->cc) {
-            printf("SKIP %-18s needs sm_%d, this GPU is sm_%d\n", v->name, v->min_cc, dev->cc);
+        const char *cannot = variant_cannot_run(v, dev);
+        if (cannot) {
+            printf("SKIP %-18s %s\n", v->name, cannot);
             skipped++;
             continue;
         }
@@ -736,12 +751,10 @@ static int mode_default(const tc_gemm_chapter *ch, const tc_args *a, const tc_de
         case_result *r = &res[vi];
         const char *why = tc_gemm_unsupported(v, M, N, K);
         if (!why) why = dist_unsupported(v, dist);
-        if (v->min_cc > dev->cc || why) {
+        if (!why) why = variant_cannot_run(v, dev);
+        if (why) {
             r->skipped = 1;
-            if (why)
-                snprintf(r->message, sizeof r->message, "skipped: %s", why);
-            else
-                snprintf(r->message, sizeof r->message, "skipped: needs sm_%d", v->min_cc);
+            snprintf(r->message, sizeof r->message, "skipped: %s", why);
         } else {
             run_case(v, ctx, M, N, K, &packed, a->seed, a->warmup, a->reps, 1, plain, dist, 0, r);
             ran += !r->skipped && !r->not_applicable;
@@ -806,7 +819,7 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
                 wanted = strcmp(ch->variants[vj].name, a->variant) == 0 &&
                          ch->variants[vj].baseline &&
                          strcmp(ch->variants[vj].baseline, v->name) == 0;
-            if (!wanted || v->min_cc > dev->cc || tc_gemm_unsupported(v, M, N, K)) continue;
+            if (!wanted || variant_cannot_run(v, dev) || tc_gemm_unsupported(v, M, N, K)) continue;
             bench_entry *b = &e[n++];
             b->label = v->name;
             b->v = v;
@@ -819,7 +832,7 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
     for (int xi = 0; xi < ch->n_bench_extras && !a->m && !a->variant; xi++) {
         const tc_gemm_bench_extra *x = &ch->bench_extras[xi];
         const tc_gemm_variant *v = find_variant(ch, x->variant);
-        if (!v || v->min_cc > dev->cc || tc_gemm_unsupported(v, x->M, x->N, x->K)) continue;
+        if (!v || variant_cannot_run(v, dev) || tc_gemm_unsupported(v, x->M, x->N, x->K)) continue;
         bench_entry *b = &e[n++];
         b->label = x->label;
         b->v = v;
@@ -877,8 +890,9 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
 }
 
 /* ---- entry point --------------------------------------------------------------------------- */
-int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *chapter)
+int tc_gemm_main_built(int argc, char **argv, const tc_gemm_chapter *chapter, const char *targets)
 {
+    build_targets = targets;
     /* the fields a chapter leaves out: every variant, 4096^3, bench sizes 4096^3 and 8192^3 */
     static const int standard_bench_sizes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}};
     tc_gemm_chapter filled = *chapter;

@@ -68,6 +68,10 @@ struct tc_gemm_variant {
     void (*launch)(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
     void (*release)(const tc_gemm_variant *v, tc_gemm_problem *p); /* optional */
     const void *impl; /* chapter data for the launcher */
+    /* the code the variant needs beyond min_cc: "90a" (arch-specific, wgmma) or "90" (sm_90 code
+     * or newer); NULL: none. The driver skips it, with the reason, when this build's code for
+     * this GPU cannot run it (tc_target_unsupported, harness.h). */
+    const char *target;
     /* The run-time choices the launcher makes from the problem or the GPU (a tile width, a
      * split, a grid), each forceable: --test runs every case once more per choice, with
      * p->force = 1 .. n_forced, so that every choice is tested whatever the sizes pick and
@@ -143,8 +147,10 @@ long tc_gemm_outside_writes(const void *all_c, tc_dtype out, size_t head, size_t
                             long inner_len, size_t tail);
 
 /* Parses the command line (exit 2 on bad usage, before any CUDA call), opens the device (exit 77
- * without one) and runs the mode. Returns the process exit code. */
-int tc_gemm_main(int argc, char **argv, const tc_gemm_chapter *ch);
+ * without one) and runs the mode. Returns the process exit code. build_targets: what this program
+ * was compiled for (TC_BUILD_TARGETS, which tc_gemm_main passes from the chapter's main). */
+int tc_gemm_main_built(int argc, char **argv, const tc_gemm_chapter *ch, const char *build_targets);
+#define tc_gemm_main(argc, argv, ch) tc_gemm_main_built((argc), (argv), (ch), TC_BUILD_TARGETS)
 
 /* NULL if the variant supports M x N x K, else a message naming the constraint. */
 const char *tc_gemm_unsupported(const tc_gemm_variant *v, long M, long N, long K);

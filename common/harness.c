@@ -544,6 +544,69 @@ void tc_timing_release(void)
     flush_buffer = NULL;
 }
 
+/* ---- targets ------------------------------------------------------------------------------- */
+/* "90a" -> 90, arch 1; "80" -> 80, arch 0; 0 for anything else */
+static int parse_target(const char *t, size_t len, int *arch)
+{
+    int n = 0;
+    size_t i = 0;
+    for (; i < len && t[i] >= '0' && t[i] <= '9'; i++) n = 10 * n + (t[i] - '0');
+    *arch = i < len && t[i] == 'a';
+    return i > 0 && i + (size_t)*arch == len ? n : 0;
+}
+
+const char *tc_target_unsupported(const char *target, int cc, const char *build_targets)
+{
+    static char why[200];
+    if (!target || !*target) return NULL;
+    int need_arch, code = 0, have_exact = 0;
+    const int need = parse_target(target, strlen(target), &need_arch);
+    if (!need) {
+        snprintf(why, sizeof why, "the variant names an unknown target '%s'", target);
+        return why;
+    }
+    if (need_arch && cc != need) {
+        snprintf(why, sizeof why,
+                 "needs sm_%da code, which runs on compute capability %d.%d alone; this GPU is "
+                 "sm_%d",
+                 need, need / 10, need % 10, cc);
+        return why;
+    }
+    if (!need_arch && cc < need) {
+        snprintf(why, sizeof why, "needs sm_%d or newer; this GPU is sm_%d", need, cc);
+        return why;
+    }
+    if (!build_targets) return NULL;
+    /* the code this GPU runs: the newest target of the build it can run (an arch-specific one
+     * only on its own compute capability) */
+    for (const char *t = build_targets; *t;) {
+        while (*t == ' ') t++;
+        size_t len = strcspn(t, " ");
+        int arch;
+        const int n = parse_target(t, len, &arch);
+        if (n && (arch ? n == cc : n <= cc) && n > code) code = n;
+        if (n == need && arch == need_arch) have_exact = 1;
+        t += len;
+    }
+    if (need_arch && !have_exact) {
+        snprintf(why, sizeof why, "this build has no sm_%da code (add %d to SM; it has %s)", need,
+                 need, build_targets);
+        return why;
+    }
+    if (!code) {
+        snprintf(why, sizeof why, "this build has no code for this GPU, sm_%d (it has %s)", cc,
+                 build_targets);
+        return why;
+    }
+    if (code < need) {
+        snprintf(why, sizeof why,
+                 "needs sm_%d code or newer; this GPU runs the build's sm_%d code (add %d to SM)",
+                 need, code, need);
+        return why;
+    }
+    return NULL;
+}
+
 /* ---- bench rows ---------------------------------------------------------------------------- */
 const char *tc_bench_csv_header(void)
 {

@@ -58,6 +58,21 @@ void tc_skip(const char *program, const char *fmt, ...);
 /* Prints "<program>: <message>" to stderr and exits 2. */
 void tc_usage_error(const char *program, const char *fmt, ...);
 
+/* ---- targets: can this build's code for this GPU run a variant? ---------------------------- */
+/* The one decision every driver makes before a variant (or a program) that needs particular code.
+ * target: "90a", arch-specific code, which runs on compute capability 9.0 alone (wgmma,
+ * setmaxnreg; "100a" would be Blackwell's); "90", code for sm_90 or newer, which needs a GPU of
+ * 9.0 or newer and a build whose code for it is sm_90 or newer; NULL or "": nothing. build_targets:
+ * the targets this program was compiled for, e.g. "80 90a" (TC_BUILD_TARGETS), or NULL when not
+ * known (a build outside the Makefile): then only the GPU is checked, and the kernel's own launcher
+ * finds out the rest. Returns NULL when it can run, else why not, one line (static storage). */
+const char *tc_target_unsupported(const char *target, int cc, const char *build_targets);
+/* The targets of this build: the Makefile compiles every source of a program with
+ * -DTC_BUILD_TARGETS='"80 90a"'. */
+#ifndef TC_BUILD_TARGETS
+#define TC_BUILD_TARGETS NULL
+#endif
+
 /* ---- command line ------------------------------------------------------------------------- */
 typedef enum { TC_MODE_DEFAULT, TC_MODE_TEST, TC_MODE_BENCH, TC_MODE_LIST, TC_MODE_HELP } tc_mode;
 

@@ -1,7 +1,7 @@
 /* common/program.c - see program.h. */
 #include "program.h"
 
-int tc_program_main(int argc, char **argv, const tc_program *p)
+int tc_program_main_built(int argc, char **argv, const tc_program *p, const char *build_targets)
 {
     const char *program = p->cli.program;
     tc_args a;
@@ -14,8 +14,8 @@ int tc_program_main(int argc, char **argv, const tc_program *p)
 
     tc_device_info dev;
     tc_device_open(&dev, p->min_cc, program);
-    if (p->only_cc && dev.cc != p->only_cc)
-        tc_skip(program, "%s; %s is sm_%d", p->only_why, dev.name, dev.cc);
+    const char *why = tc_target_unsupported(p->target, dev.cc, build_targets);
+    if (why) tc_skip(program, "%s (%s)", why, dev.name);
     if (p->check_device) p->check_device(&a, &dev);
     FILE *info = a.mode == TC_MODE_BENCH && !a.csv_path ? stderr : stdout;
     fprintf(info, "%s - %s\n", program, p->cli.summary);

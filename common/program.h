@@ -9,9 +9,8 @@
  *   2. calls check_args(a): the program's own flags (tc_args.flag_values), still without CUDA, so
  *      that a bad value exits 2 (tc_usage_error) on a machine without a GPU too; it may also
  *      settle what must come before the device (a library that is missing: tc_skip);
- *   3. opens the device: exit 77 with one line without a GPU, on one older than min_cc, or, when
- *      only_cc is set (code built for that one architecture, sm_90a), on any other with
- *      "<only_why>; <GPU> is sm_<cc>";
+ *   3. opens the device: exit 77 with one line without a GPU, on one older than min_cc, or when
+ *      target is set and this build's code for this GPU cannot run it (tc_target_unsupported);
  *   4. calls check_device(a, dev): what needs the device to be checked (its free memory; exit 2);
  *   5. prints "<program> - <summary>", the device block, init(a, dev, info)'s lines (library
  *      versions; init may also create handles, or tc_skip) and a blank line to `info`: stdout,
@@ -36,9 +35,8 @@ extern "C" {
 
 typedef struct {
     tc_cli_spec cli; /* name, summary, variant table, flags, default reps and warm-up */
-    int min_cc;      /* 80 = sm_80 */
-    int only_cc;     /* nonzero: the only compute capability the program runs on */
-    const char *only_why;
+    int min_cc;         /* 80 = sm_80 */
+    const char *target; /* the code the whole program needs ("90a"), or NULL (harness.h) */
     void (*list)(void);
     void (*check_args)(const tc_args *a);
     void (*check_device)(const tc_args *a, const tc_device_info *dev);
@@ -49,7 +47,9 @@ typedef struct {
     void (*fini)(void);
 } tc_program;
 
-int tc_program_main(int argc, char **argv, const tc_program *p);
+int tc_program_main_built(int argc, char **argv, const tc_program *p, const char *build_targets);
+/* the program's build targets come from where tc_program_main is called (TC_BUILD_TARGETS) */
+#define tc_program_main(argc, argv, p) tc_program_main_built((argc), (argv), (p), TC_BUILD_TARGETS)
 
 #ifdef __cplusplus
 }

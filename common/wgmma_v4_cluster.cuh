@@ -158,10 +158,14 @@ static const char *wgmma_v4_cluster_unsupported(int M, int N, int K, const T *A,
     return NULL;
 }
 
+/* prepare() with at most max_clusters clusters in the grid (0: as many as fit at once): the
+ * persistent grid's size, which the GPU decides otherwise, forced (for tests; any smaller grid is
+ * correct too, each cluster walking more units) */
 template <class T>
-static cudaError_t wgmma_v4_cluster_prepare(wgmma_v4_cluster_plan *plan, int M, int N, int K,
-                                            const T *A, long lda, const T *B, long ldb, float *C,
-                                            long ldc)
+static cudaError_t wgmma_v4_cluster_prepare_clusters(wgmma_v4_cluster_plan *plan,
+                                                     unsigned max_clusters, int M, int N, int K,
+                                                     const T *A, long lda, const T *B, long ldb,
+                                                     float *C, long ldc)
 {
     typedef wgmma_v4_config Cfg;
     if (M < 1 || N < 1 || K < 1) return cudaErrorInvalidValue;
@@ -172,6 +176,7 @@ static cudaError_t wgmma_v4_cluster_prepare(wgmma_v4_cluster_plan *plan, int M, 
     if (e == cudaSuccess) e = wg_resident_clusters<Cfg>(kernel, WGMMA_V4_CLUSTER, &resident);
     if (e != cudaSuccess) return e;
     if (resident == 0) return cudaErrorNotSupported; /* not even one cluster fits */
+    if (max_clusters && max_clusters < resident) resident = max_clusters;
     const unsigned tiles_m = (unsigned)((M + Cfg::BM - 1) / Cfg::BM);
     const unsigned units = (tiles_m + WGMMA_V4_CLUSTER - 1) / WGMMA_V4_CLUSTER *
                            (unsigned)((N + Cfg::BN - 1) / Cfg::BN);
@@ -183,6 +188,14 @@ static cudaError_t wgmma_v4_cluster_prepare(wgmma_v4_cluster_plan *plan, int M, 
         e = tma_map_kmajor(&plan->map_b, B, tma_dtype<T>::value, N, K, ldb,
                            Cfg::BN / WGMMA_V4_CLUSTER);
     return e;
+}
+
+template <class T>
+static cudaError_t wgmma_v4_cluster_prepare(wgmma_v4_cluster_plan *plan, int M, int N, int K,
+                                            const T *A, long lda, const T *B, long ldb, float *C,
+                                            long ldc)
+{
+    return wgmma_v4_cluster_prepare_clusters<T>(plan, 0, M, N, K, A, lda, B, ldb, C, ldc);
 }
 
 template <class T>

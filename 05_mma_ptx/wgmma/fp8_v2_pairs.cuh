@@ -189,10 +189,14 @@ static const char *wgmma_fp8_v2_pairs_unsupported(int M, int N, int K, const T *
     return NULL;
 }
 
+/* prepare() with at most max_clusters clusters in the grid (0: as many as fit at once): the
+ * persistent grid's size, which the GPU decides otherwise, forced (for tests; any smaller grid is
+ * correct too, each cluster walking more units) */
 template <class T>
-static cudaError_t wgmma_fp8_v2_pairs_prepare(wgmma_fp8_v2_pairs_plan *plan, int M, int N, int K,
-                                              const T *A, long lda, const T *B, long ldb, float *C,
-                                              long ldc)
+static cudaError_t wgmma_fp8_v2_pairs_prepare_clusters(wgmma_fp8_v2_pairs_plan *plan,
+                                                       unsigned max_clusters, int M, int N, int K,
+                                                       const T *A, long lda, const T *B, long ldb,
+                                                       float *C, long ldc)
 {
     typedef wgmma_fp8_v2_config Cfg;
     if (M < 1 || N < 1 || K < 1) return cudaErrorInvalidValue;
@@ -203,6 +207,7 @@ static cudaError_t wgmma_fp8_v2_pairs_prepare(wgmma_fp8_v2_pairs_plan *plan, int
     if (e == cudaSuccess) e = wg_resident_clusters<Cfg>(kernel, WGMMA_FP8_V2_CLUSTER, &resident);
     if (e != cudaSuccess) return e;
     if (resident == 0) return cudaErrorNotSupported; /* not even one cluster fits */
+    if (max_clusters && max_clusters < resident) resident = max_clusters;
     const unsigned tiles_m = (unsigned)((M + Cfg::BM - 1) / Cfg::BM);
     const unsigned units = (tiles_m + WGMMA_FP8_V2_CLUSTER - 1) / WGMMA_FP8_V2_CLUSTER *
                            (unsigned)((N + Cfg::BN - 1) / Cfg::BN);
@@ -214,6 +219,14 @@ static cudaError_t wgmma_fp8_v2_pairs_prepare(wgmma_fp8_v2_pairs_plan *plan, int
         e = tma_map_kmajor(&plan->map_b, B, tma_dtype<T>::value, N, K, ldb,
                            Cfg::BN / WGMMA_FP8_V2_CLUSTER);
     return e;
+}
+
+template <class T>
+static cudaError_t wgmma_fp8_v2_pairs_prepare(wgmma_fp8_v2_pairs_plan *plan, int M, int N, int K,
+                                              const T *A, long lda, const T *B, long ldb, float *C,
+                                              long ldc)
+{
+    return wgmma_fp8_v2_pairs_prepare_clusters<T>(plan, 0, M, N, K, A, lda, B, ldb, C, ldc);
 }
 
 template <class T>

@@ -189,7 +189,8 @@ static const char *wgmma_fp8_v3_wide_unsupported(int M, int N, int K, const T *A
 /* The grid of the kernel with tile Cfg for an M x N C on this GPU (after the shared-memory opt-in),
  * and the cost of its rounds: ceil(units / resident clusters) x the tile's width */
 template <class T, class Cfg>
-static cudaError_t wgmma_fp8_v3_wide_grid(int M, int N, unsigned *grid, unsigned long *cost)
+static cudaError_t wgmma_fp8_v3_wide_grid(int M, int N, unsigned max_clusters, unsigned *grid,
+                                          unsigned long *cost)
 {
     const void *kernel = (const void *)wgmma_fp8_v3_wide_kernel<T, Cfg>;
     cudaError_t e = smem_optin(kernel, Cfg::SMEM_BYTES);
@@ -197,6 +198,7 @@ static cudaError_t wgmma_fp8_v3_wide_grid(int M, int N, unsigned *grid, unsigned
     if (e == cudaSuccess) e = wg_resident_clusters<Cfg>(kernel, WGMMA_FP8_V3_CLUSTER, &resident);
     if (e != cudaSuccess) return e;
     if (resident == 0) return cudaErrorNotSupported; /* not even one cluster fits */
+    if (max_clusters && max_clusters < resident) resident = max_clusters;
     const unsigned tiles_m = (unsigned)((M + Cfg::BM - 1) / Cfg::BM);
     const unsigned units = (tiles_m + WGMMA_FP8_V3_CLUSTER - 1) / WGMMA_FP8_V3_CLUSTER *
                            (unsigned)((N + Cfg::BN - 1) / Cfg::BN);
@@ -205,19 +207,36 @@ static cudaError_t wgmma_fp8_v3_wide_grid(int M, int N, unsigned *grid, unsigned
     return cudaSuccess;
 }
 
-/* prepare() with the tile width given (128 or 144) instead of chosen */
-template <class T>
-static cudaError_t wgmma_fp8_v3_wide_prepare_width(wgmma_fp8_v3_wide_plan *plan, int width, int M,
-                                                   int N, int K, const T *A, long lda, const T *B,
-                                                   long ldb, float *C, long ldc)
+/* The width whose rounds cost less on this GPU (ties: 128) */
+template <class T> static cudaError_t wgmma_fp8_v3_wide_choose_width(int M, int N, int *width)
 {
-    if (M < 1 || N < 1 || K < 1 || (width != 128 && width != 144)) return cudaErrorInvalidValue;
+    unsigned grid = 0;
+    unsigned long narrow = 0, wide = 0;
+    cudaError_t e = wgmma_fp8_v3_wide_grid<T, wgmma_fp8_v3_narrow>(M, N, 0, &grid, &narrow);
+    if (e == cudaSuccess) e = wgmma_fp8_v3_wide_grid<T, wgmma_fp8_v3_wide>(M, N, 0, &grid, &wide);
+    *width = wide < narrow ? 144 : 128;
+    return e;
+}
+
+/* prepare() with the tile width (128 or 144; 0: chosen as prepare() does) and at most
+ * max_clusters clusters in the grid (0: as many as fit at once) given: both forced, for tests */
+template <class T>
+static cudaError_t wgmma_fp8_v3_wide_prepare_forced(wgmma_fp8_v3_wide_plan *plan, int width,
+                                                    unsigned max_clusters, int M, int N, int K,
+                                                    const T *A, long lda, const T *B, long ldb,
+                                                    float *C, long ldc)
+{
+    if (M < 1 || N < 1 || K < 1 || (width != 0 && width != 128 && width != 144))
+        return cudaErrorInvalidValue;
     if (wgmma_fp8_v3_wide_unsupported<T>(M, N, K, A, lda, B, ldb)) return cudaErrorNotSupported;
+    cudaError_t e = width ? cudaSuccess : wgmma_fp8_v3_wide_choose_width<T>(M, N, &width);
+    if (e != cudaSuccess) return e;
     unsigned long cost = 0;
     plan->wide = width == 144;
-    cudaError_t e = plan->wide
-                        ? wgmma_fp8_v3_wide_grid<T, wgmma_fp8_v3_wide>(M, N, &plan->grid, &cost)
-                        : wgmma_fp8_v3_wide_grid<T, wgmma_fp8_v3_narrow>(M, N, &plan->grid, &cost);
+    e = plan->wide
+            ? wgmma_fp8_v3_wide_grid<T, wgmma_fp8_v3_wide>(M, N, max_clusters, &plan->grid, &cost)
+            : wgmma_fp8_v3_wide_grid<T, wgmma_fp8_v3_narrow>(M, N, max_clusters, &plan->grid,
+                                                             &cost);
     if (e != cudaSuccess) return e;
     plan->M = M, plan->N = N, plan->K = K, plan->C = C, plan->ldc = ldc;
     plan->vec2 = wg_c_vec2(C, ldc);
@@ -228,20 +247,23 @@ static cudaError_t wgmma_fp8_v3_wide_prepare_width(wgmma_fp8_v3_wide_plan *plan,
     return e;
 }
 
-/* The width whose rounds cost less on this GPU (ties: 128), then prepare_width */
+/* prepare() with the tile width given (128 or 144) instead of chosen */
+template <class T>
+static cudaError_t wgmma_fp8_v3_wide_prepare_width(wgmma_fp8_v3_wide_plan *plan, int width, int M,
+                                                   int N, int K, const T *A, long lda, const T *B,
+                                                   long ldb, float *C, long ldc)
+{
+    if (width != 128 && width != 144) return cudaErrorInvalidValue;
+    return wgmma_fp8_v3_wide_prepare_forced<T>(plan, width, 0, M, N, K, A, lda, B, ldb, C, ldc);
+}
+
+/* The tile width whose rounds cost less on this GPU, as many clusters as fit */
 template <class T>
 static cudaError_t wgmma_fp8_v3_wide_prepare(wgmma_fp8_v3_wide_plan *plan, int M, int N, int K,
                                              const T *A, long lda, const T *B, long ldb, float *C,
                                              long ldc)
 {
-    if (M < 1 || N < 1 || K < 1) return cudaErrorInvalidValue;
-    unsigned grid = 0;
-    unsigned long narrow = 0, wide = 0;
-    cudaError_t e = wgmma_fp8_v3_wide_grid<T, wgmma_fp8_v3_narrow>(M, N, &grid, &narrow);
-    if (e == cudaSuccess) e = wgmma_fp8_v3_wide_grid<T, wgmma_fp8_v3_wide>(M, N, &grid, &wide);
-    if (e != cudaSuccess) return e;
-    return wgmma_fp8_v3_wide_prepare_width<T>(plan, wide < narrow ? 144 : 128, M, N, K, A, lda, B,
-                                              ldb, C, ldc);
+    return wgmma_fp8_v3_wide_prepare_forced<T>(plan, 0, 0, M, N, K, A, lda, B, ldb, C, ldc);
 }
 
 template <class T>

@@ -124,8 +124,10 @@ template <class T> static const char *prepare_v4(tc_gemm_problem *p)
     wgmma_v4_cluster_plan *plan = new_plan<wgmma_v4_cluster_plan>();
     if (!plan) return "out of host memory";
     const T *A = (const T *)p->d_a, *B = (const T *)p->d_b;
-    const cudaError_t e = wgmma_v4_cluster_prepare<T>(plan, p->M, p->N, p->K, A, p->lda, B, p->ldb,
-                                                      (float *)p->d_c, p->ldc);
+    /* forced (--test): a grid of one cluster, which then walks every unit */
+    const cudaError_t e =
+        wgmma_v4_cluster_prepare_clusters<T>(plan, p->force == 1 ? 1 : 0, p->M, p->N, p->K, A,
+                                             p->lda, B, p->ldb, (float *)p->d_c, p->ldc);
     if (e != cudaSuccess) {
         free(plan);
         return hook_status(e,
@@ -152,8 +154,10 @@ template <class T> static const char *prepare_v5(tc_gemm_problem *p)
     wgmma_v5_tmastore_plan *plan = new_plan<wgmma_v5_tmastore_plan>();
     if (!plan) return "out of host memory";
     const T *A = (const T *)p->d_a, *B = (const T *)p->d_b;
-    const cudaError_t e = wgmma_v5_tmastore_prepare<T>(plan, p->M, p->N, p->K, A, p->lda, B, p->ldb,
-                                                       (float *)p->d_c, p->ldc);
+    /* forced (--test): a grid of one cluster, which then walks every unit */
+    const cudaError_t e =
+        wgmma_v5_tmastore_prepare_clusters<T>(plan, p->force == 1 ? 1 : 0, p->M, p->N, p->K, A,
+                                              p->lda, B, p->ldb, (float *)p->d_c, p->ldc);
     if (e != cudaSuccess) {
         free(plan);
         return hook_status(

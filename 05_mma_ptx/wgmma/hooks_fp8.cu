@@ -30,8 +30,10 @@ template <class T> static const char *prepare_fp8_v1(tc_gemm_problem *p)
     wgmma_fp8_v1_promote_plan *plan = new_plan<wgmma_fp8_v1_promote_plan>();
     if (!plan) return "out of host memory";
     const T *A = (const T *)p->d_a, *B = (const T *)p->d_b;
-    const cudaError_t e = wgmma_fp8_v1_promote_prepare<T>(plan, p->M, p->N, p->K, A, p->lda, B,
-                                                          p->ldb, (float *)p->d_c, p->ldc);
+    /* forced (--test): a grid of one cluster, which then walks every unit */
+    const cudaError_t e =
+        wgmma_fp8_v1_promote_prepare_clusters<T>(plan, p->force == 1 ? 1 : 0, p->M, p->N, p->K, A,
+                                                 p->lda, B, p->ldb, (float *)p->d_c, p->ldc);
     if (e != cudaSuccess) {
         free(plan);
         return hook_status(
@@ -59,8 +61,10 @@ template <class T> static const char *prepare_fp8_v2(tc_gemm_problem *p)
     wgmma_fp8_v2_pairs_plan *plan = new_plan<wgmma_fp8_v2_pairs_plan>();
     if (!plan) return "out of host memory";
     const T *A = (const T *)p->d_a, *B = (const T *)p->d_b;
-    const cudaError_t e = wgmma_fp8_v2_pairs_prepare<T>(plan, p->M, p->N, p->K, A, p->lda, B,
-                                                        p->ldb, (float *)p->d_c, p->ldc);
+    /* forced (--test): a grid of one cluster, which then walks every unit */
+    const cudaError_t e =
+        wgmma_fp8_v2_pairs_prepare_clusters<T>(plan, p->force == 1 ? 1 : 0, p->M, p->N, p->K, A,
+                                               p->lda, B, p->ldb, (float *)p->d_c, p->ldc);
     if (e != cudaSuccess) {
         free(plan);
         return hook_status(
@@ -88,13 +92,12 @@ template <class T> static const char *prepare_fp8_v3(tc_gemm_problem *p)
     wgmma_fp8_v3_wide_plan *plan = new_plan<wgmma_fp8_v3_wide_plan>();
     if (!plan) return "out of host memory";
     const T *A = (const T *)p->d_a, *B = (const T *)p->d_b;
-    /* forced (--test): 128- or 144-wide tiles, whatever the problem's last round prefers */
+    /* forced (--test): 128- or 144-wide tiles, whatever the problem's last round prefers, or a
+     * grid of one cluster (which then walks every unit) at the width prepare() chooses */
+    const int width = p->force == 1 ? 128 : p->force == 2 ? 144 : 0;
     const cudaError_t e =
-        p->force
-            ? wgmma_fp8_v3_wide_prepare_width<T>(plan, p->force == 1 ? 128 : 144, p->M, p->N, p->K,
-                                                 A, p->lda, B, p->ldb, (float *)p->d_c, p->ldc)
-            : wgmma_fp8_v3_wide_prepare<T>(plan, p->M, p->N, p->K, A, p->lda, B, p->ldb,
-                                           (float *)p->d_c, p->ldc);
+        wgmma_fp8_v3_wide_prepare_forced<T>(plan, width, p->force == 3 ? 1 : 0, p->M, p->N, p->K, A,
+                                            p->lda, B, p->ldb, (float *)p->d_c, p->ldc);
     if (e != cudaSuccess) {
         free(plan);
         return hook_status(
@@ -122,13 +125,12 @@ template <class T> static const char *prepare_fp8_v4(tc_gemm_problem *p)
     wgmma_fp8_v4_tmastore_plan *plan = new_plan<wgmma_fp8_v4_tmastore_plan>();
     if (!plan) return "out of host memory";
     const T *A = (const T *)p->d_a, *B = (const T *)p->d_b;
-    /* forced (--test): 128- or 144-wide tiles, whatever the problem's last round prefers */
-    const cudaError_t e =
-        p->force ? wgmma_fp8_v4_tmastore_prepare_width<T>(plan, p->force == 1 ? 128 : 144, p->M,
-                                                          p->N, p->K, A, p->lda, B, p->ldb,
-                                                          (float *)p->d_c, p->ldc)
-                 : wgmma_fp8_v4_tmastore_prepare<T>(plan, p->M, p->N, p->K, A, p->lda, B, p->ldb,
-                                                    (float *)p->d_c, p->ldc);
+    /* forced (--test): 128- or 144-wide tiles, whatever the problem's last round prefers, or a
+     * grid of one cluster (which then walks every unit) at the width prepare() chooses */
+    const int width = p->force == 1 ? 128 : p->force == 2 ? 144 : 0;
+    const cudaError_t e = wgmma_fp8_v4_tmastore_prepare_forced<T>(
+        plan, width, p->force == 3 ? 1 : 0, p->M, p->N, p->K, A, p->lda, B, p->ldb, (float *)p->d_c,
+        p->ldc);
     if (e != cudaSuccess) {
         free(plan);
         return hook_status(

@@ -1,5 +1,6 @@
 /* 05_mma_ptx/wgmma/wgmma_main.c - the host driver of the Hopper GEMM ladder, part 2 of chapter 05.
- * sm_90a only: on any other GPU the program exits 77 with one line.
+ * Every rung needs sm_90a code (its row's .target): on any other GPU the rungs report skipped
+ * with the reason, and the cuBLAS rows still run.
  *
  * The variant table below is the whole ladder as the tools see it: --list prints it, --test runs
  * every row on the test matrix (odd sizes, alpha/beta != (1, 0), padded and offset operands),
@@ -25,31 +26,24 @@
 #include "cublas_gemm.h"
 #include "wgmma_gemm.h"
 
-/* sm_90a code runs on compute capability 9.0 only ("a": not forward compatible). */
-static void *wgmma_chapter_init(const tc_device_info *dev, FILE *info)
-{
-    if (dev->cc != 90)
-        tc_skip("05_wgmma_gemm", "wgmma and TMA code is built for sm_90a only; %s is sm_%d",
-                dev->name, dev->cc);
-    return tc_cublas_chapter_init(dev, info);
-}
-
 // clang-format off
 #define ROW TC_ROW_MAJOR
 #define COL TC_COL_MAJOR
 /* the TMA reads A and B: 16-byte aligned starts and row pitches */
 #define TMA_ALIGN {.ptr = 16, .ld = 16}
 /* what every row of a track shares; each row then names its rung, hooks and description */
-#define F16_ROW  .precision = "f16f32",  .min_cc = 90, .a_layout = ROW, .b_layout = COL, \
-                 .c_layout = ROW, .problem = "FP16 GEMM", .baseline = "cublas_f16f32", \
+#define F16_ROW  .precision = "f16f32",  .min_cc = 90, .target = "90a", .a_layout = ROW, \
+                 .b_layout = COL, .c_layout = ROW, .problem = "FP16 GEMM", \
+                 .baseline = "cublas_f16f32", \
                  .impl = &wgmma_in_f16
-#define BF16_ROW .precision = "bf16f32", .min_cc = 90, .a_layout = ROW, .b_layout = COL, \
-                 .c_layout = ROW, .problem = "BF16 GEMM", .baseline = "cublas_bf16f32", \
+#define BF16_ROW .precision = "bf16f32", .min_cc = 90, .target = "90a", .a_layout = ROW, \
+                 .b_layout = COL, .c_layout = ROW, .problem = "BF16 GEMM", \
+                 .baseline = "cublas_bf16f32", \
                  .impl = &wgmma_in_bf16
 /* v2 and up read A and B with the TMA: K a multiple of 8 (16-byte rows) */
 #define TMA_16BIT .mult_k = 8, .align_ab = TMA_ALIGN
 /* an FP8 rung: K a multiple of 16 (16-byte rows for the TMA) */
-#define FP8_ROW  .min_cc = 90, .a_layout = ROW, .b_layout = COL, .c_layout = ROW, \
+#define FP8_ROW  .min_cc = 90, .target = "90a", .a_layout = ROW, .b_layout = COL, .c_layout = ROW, \
                  .problem = "FP8 GEMM", .baseline = "cublaslt_e4m3f32", .mult_k = 16, \
                  .align_ab = TMA_ALIGN, .release = hook_release_plan
 #define E4M3 .precision = "e4m3f32", .impl = &wgmma_in_e4m3
@@ -60,10 +54,12 @@ static void *wgmma_chapter_init(const tc_device_info *dev, FILE *info)
                    .release = tc_cublas_release
 
 /* the run-time choices --test forces (tc_gemm_variant.forced_names) */
+static const char *const one_cluster[] = {"1cluster"};
 static const char *const streamk_grids[] = {"7clusters", "1cluster"};
-static const char *const fp8_widths[] = {"128wide", "144wide"};
-#define FORCE_GRID  .n_forced = 2, .forced_names = streamk_grids
-#define FORCE_WIDTH .n_forced = 2, .forced_names = fp8_widths
+static const char *const fp8_widths[] = {"128wide", "144wide", "1cluster"};
+#define FORCE_ONE   .n_forced = 1, .forced_names = one_cluster   /* a persistent grid of 1 */
+#define FORCE_GRID  .n_forced = 2, .forced_names = streamk_grids /* split, and a grid of 1 */
+#define FORCE_WIDTH .n_forced = 3, .forced_names = fp8_widths    /* each width, a grid of 1 */
 
 /* the descriptions, one per rung (f16 and bf16 rows share them) */
 #define V1_WHAT "wgmma m64n128k16, 128x128, cp.async 3-stage ring, swizzle by hand"
@@ -87,10 +83,10 @@ static const tc_gemm_variant variants[] = {
      .release = hook_release_plan},
     {.name = "v4_cluster", F16_ROW, TMA_16BIT, .description = V4_WHAT,      /* common/wgmma_v4_cluster.cuh */
      .prepare = hook_v4_cluster_prepare, .launch = hook_v4_cluster_launch,
-     .release = hook_release_plan},
+     .release = hook_release_plan, FORCE_ONE},
     {.name = "v5_tmastore", F16_ROW, TMA_16BIT, .description = V5_WHAT,     /* wgmma/v5_tmastore.cuh */
      .prepare = hook_v5_tmastore_prepare, .launch = hook_v5_tmastore_launch,
-     .release = hook_release_plan},
+     .release = hook_release_plan, FORCE_ONE},
     {.name = "v6_streamk", F16_ROW, TMA_16BIT, .description = V6_WHAT,      /* wgmma/v6_streamk.cuh */
      .prepare = hook_v6_streamk_prepare, .launch = hook_v6_streamk_launch,
      .release = hook_v6_streamk_release, FORCE_GRID},
@@ -108,10 +104,10 @@ static const tc_gemm_variant variants[] = {
      .release = hook_release_plan},
     {.name = "v4_cluster_bf16", BF16_ROW, TMA_16BIT, .description = V4_WHAT,
      .prepare = hook_v4_cluster_prepare, .launch = hook_v4_cluster_launch,
-     .release = hook_release_plan},
+     .release = hook_release_plan, FORCE_ONE},
     {.name = "v5_tmastore_bf16", BF16_ROW, TMA_16BIT, .description = V5_WHAT,
      .prepare = hook_v5_tmastore_prepare, .launch = hook_v5_tmastore_launch,
-     .release = hook_release_plan},
+     .release = hook_release_plan, FORCE_ONE},
     {.name = "v6_streamk_bf16", BF16_ROW, TMA_16BIT, .description = V6_WHAT,
      .prepare = hook_v6_streamk_prepare, .launch = hook_v6_streamk_launch,
      .release = hook_v6_streamk_release, FORCE_GRID},
@@ -126,15 +122,15 @@ static const tc_gemm_variant variants[] = {
      .description = "cuBLASLt, fp8 e4m3 in, f32 out (the fp8 baseline; it has no e5m2 x e5m2)"},
     {.name = "fp8_v1_promote_e4m3", FP8_ROW, E4M3,                          /* wgmma/fp8_v1_promote.cuh */
      .description = "v4 for fp8: wgmma m64n128k32, 128x128, f32 promotion per k-tile",
-     .prepare = hook_fp8_v1_promote_prepare, .launch = hook_fp8_v1_promote_launch},
+     .prepare = hook_fp8_v1_promote_prepare, .launch = hook_fp8_v1_promote_launch, FORCE_ONE},
     {.name = "fp8_v1_promote_e5m2", FP8_ROW, E5M2,
-     .prepare = hook_fp8_v1_promote_prepare, .launch = hook_fp8_v1_promote_launch},
+     .prepare = hook_fp8_v1_promote_prepare, .launch = hook_fp8_v1_promote_launch, FORCE_ONE},
     {.name = "fp8_v2_pairs_e4m3", FP8_ROW, E4M3,                            /* wgmma/fp8_v2_pairs.cuh */
      .description = "fp8_v1 with two partial sums in turn: one k-tile on the tensor cores "
                     "while the last is added",
-     .prepare = hook_fp8_v2_pairs_prepare, .launch = hook_fp8_v2_pairs_launch},
+     .prepare = hook_fp8_v2_pairs_prepare, .launch = hook_fp8_v2_pairs_launch, FORCE_ONE},
     {.name = "fp8_v2_pairs_e5m2", FP8_ROW, E5M2,
-     .prepare = hook_fp8_v2_pairs_prepare, .launch = hook_fp8_v2_pairs_launch},
+     .prepare = hook_fp8_v2_pairs_prepare, .launch = hook_fp8_v2_pairs_launch, FORCE_ONE},
     {.name = "fp8_v3_wide_e4m3", FP8_ROW, E4M3,                             /* wgmma/fp8_v3_wide.cuh */
      .description = "fp8_v2 on 128x144 tiles (m64n144k32) where they fill the last round "
                     "better, else 128x128",
@@ -157,8 +153,8 @@ int main(int argc, char **argv)
                    "specialisation, persistent, clusters, TMA stores, stream-K (sm_90a)",
         .variants = variants,
         .n_variants = TC_COUNT(variants),
-        .min_cc = 90,
-        .init = wgmma_chapter_init,
+        .min_cc = 80, /* the cuBLAS rows; the rungs' rows need sm_90a (.target) */
+        .init = tc_cublas_chapter_init,
     };
     return tc_gemm_main(argc, argv, &chapter);
 }

@@ -273,8 +273,7 @@ int main(int argc, char **argv)
                 .default_reps = 20,
                 .default_warmup = 5},
         .min_cc = 90,
-        .only_cc = 90,
-        .only_why = "wgmma and TMA code is built for sm_90a only",
+        .target = "90a", /* every kernel is wgmma/TMA code */
         .list = print_list,
         .test = mode_test,
         .measure = mode_measure,
