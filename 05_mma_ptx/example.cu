@@ -28,6 +28,8 @@ int main(int argc, char **argv)
     if (argc != 1 && argc != 4) return fprintf(stderr, "usage: %s [M N K]\n", argv[0]), 2;
     if (M < 1 || N < 1 || K < 1 || M > 16384 || N > 16384 || K > 16384)
         return fprintf(stderr, "M, N, K must be in 1..16384\n"), 2;
+    if (K % 8 != 0) /* TMA: A's and B's rows (K halves) must start on 16-byte boundaries */
+        return fprintf(stderr, "K must be a multiple of 8 (rows of 16 bytes for TMA)\n"), 2;
     if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus == 0)
         return printf("SKIP: no CUDA GPU visible\n"), 77;
     /* A row-major (lda = K), B column-major (ldb = K: column j is K contiguous values), C row-major */

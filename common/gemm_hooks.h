@@ -8,13 +8,14 @@
  *   tile_count     the grid of a one-tile-per-block kernel for a problem
  *   allow_smem     smem_optin, with the driver's skip message when the GPU has too little
  *   hook_status    a plain launcher's cudaError_t as a prepare() message: NULL, a skip, or the
- *                  CUDA error */
+ *                  CUDA error (after what a refused TMA map was, tma_map_last_error) */
 #ifndef TC_GEMM_HOOKS_H
 #define TC_GEMM_HOOKS_H
 
 #include "check.h"
 #include "gemm_driver.h"
 #include "gemm_tiles.cuh"
+#include "tma_map.h"
 
 static inline vec_flags vector_paths(const tc_gemm_problem *p, size_t ab_elem, size_t c_elem)
 {
@@ -41,7 +42,8 @@ static inline const char *allow_smem(const void *kernel, size_t bytes)
 
 /* A plain launcher's status as a prepare() message: NULL on success; `why` (a reason the
  * launcher's _unsupported function gave, or a default) as a skip for cudaErrorNotSupported; any
- * other error exits, as every checked call */
+ * other error exits, as every checked call, after the detail of a refused TMA map if there was one
+ * (its status alone, "invalid argument", does not say which size or stride) */
 static inline const char *hook_status(cudaError_t e, const char *why)
 {
     static char msg[200];
@@ -51,6 +53,7 @@ static inline const char *hook_status(cudaError_t e, const char *why)
                  why ? why : "this kernel does not support the problem on this GPU");
         return msg;
     }
+    if (tma_map_last_error()[0]) fprintf(stderr, "%s\n", tma_map_last_error());
     TC_CUDA_CHECK(e);
     return NULL;
 }

@@ -49,6 +49,14 @@ static inline const char *tma_operand_unsupported(const void *ptr, long ld, int 
     return NULL;
 }
 
+/* What the last failed map of this source file was, for a message (empty when none failed): the
+ * status codes say only "invalid value", which does not tell a wrong size from a wrong stride */
+static inline char *tma_map_last_error(void)
+{
+    static char why[160] = "";
+    return why;
+}
+
 /* cuTensorMapEncodeTiled through the runtime (no link against libcuda), or NULL when the driver
  * has none (before CUDA 12, or no driver) */
 static inline PFN_cuTensorMapEncodeTiled_v12000 tma_encode_function(void)
@@ -79,7 +87,10 @@ static inline cudaError_t tma_map_box(CUtensorMap *map, const void *base, CUtens
                                       long rows, long cols, long ld, int box_cols, int box_rows)
 {
     const PFN_cuTensorMapEncodeTiled_v12000 encode = tma_encode_function();
-    if (!encode) return cudaErrorNotSupported;
+    if (!encode) {
+        snprintf(tma_map_last_error(), 160, "the driver has no cuTensorMapEncodeTiled");
+        return cudaErrorNotSupported;
+    }
     const int bytes = tma_elem_bytes(type);
     const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows}; /* innermost first */
     const cuuint64_t strides[1] = {(cuuint64_t)ld * bytes};          /* bytes, of dims 1.. */
@@ -90,7 +101,12 @@ static inline cudaError_t tma_map_box(CUtensorMap *map, const void *base, CUtens
                CU_TENSOR_MAP_INTERLEAVE_NONE,
                box_cols * bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_128B,
                CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+    if (r == CUDA_SUCCESS) return cudaSuccess;
+    snprintf(tma_map_last_error(), 160,
+             "cuTensorMapEncodeTiled refused a %ld x %ld map (ld %ld, %d-byte elements, box %d x "
+             "%d): CUresult %d",
+             rows, cols, ld, bytes, box_rows, box_cols, (int)r);
+    return cudaErrorInvalidValue;
 }
 
 /* The map of a rows x K operand (FLOAT16, BFLOAT16, FLOAT32 for tf32, or UINT8 for fp8), K

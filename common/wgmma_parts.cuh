@@ -32,6 +32,7 @@
  *   PRODUCER_REGS, wg_consumer_regs
  *                    the register split of a warp-specialised kernel (setmaxnreg)
  *   host side        tma_dtype, wg_c_vec2, wg_c_tma, wg_tma_unsupported, wg_code_runs_here,
+ *                    wg_code_unsupported,
  *                    wg_launch_config, wg_resident_clusters
  *
  * Requires sm_90a (kernel bodies compile only #if TC_SM90A), CUDA 12.x or 13.x. */
@@ -283,6 +284,17 @@ static inline cudaError_t wg_code_runs_here(const void *kernel)
     }
     if (e != cudaSuccess) return e;
     return fa.binaryVersion == 90 ? cudaSuccess : cudaErrorNotSupported;
+}
+
+/* wg_code_runs_here as an unsupported() message: NULL, the sm_90a message when the GPU cannot run
+ * the code, or the CUDA error's own text when the query itself failed (not a question of the GPU) */
+static inline const char *wg_code_unsupported(const void *kernel)
+{
+    const cudaError_t e = wg_code_runs_here(kernel);
+    if (e == cudaSuccess) return NULL;
+    if (e == cudaErrorNotSupported)
+        return "wgmma needs sm_90a code (a Hopper GPU, a build for sm_90a)";
+    return cudaGetErrorString(e);
 }
 
 /* The launch of a warp-specialised kernel: (CONSUMERS + 1) warpgroups per block, clusters of

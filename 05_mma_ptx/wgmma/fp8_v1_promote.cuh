@@ -59,6 +59,8 @@ __global__ void __launch_bounds__((wgmma_fp8_v1_config::CONSUMERS + 1) * WG_THRE
     constexpr int CLUSTER = WGMMA_FP8_V1_CLUSTER, BK = wg_bk<T>();
     constexpr int REGS = wg_consumer_regs(Cfg::CONSUMERS);
     static_assert(Cfg::BN % (8 * CLUSTER) == 0, "B's slices are whole 8-row swizzle atoms");
+    static_assert(PRODUCER_REGS * WG_THREADS + REGS * WG_THREADS * Cfg::CONSUMERS <= 65536,
+                  "the register file holds the producer's and the consumers' registers");
     static_assert(2 * Cfg::ACC + 16 <= REGS,
                   "promotion keeps two sets of accumulators in registers");
     extern __shared__ unsigned char smem_raw[];
@@ -158,9 +160,7 @@ static const char *wgmma_fp8_v1_promote_unsupported(int M, int N, int K, const T
     if (M < 1 || N < 1 || K < 1) return "M, N and K must be at least 1";
     const char *why = wg_tma_unsupported<T>(A, lda, B, ldb);
     if (why) return why;
-    if (wg_code_runs_here((const void *)wgmma_fp8_v1_promote_kernel<T>) != cudaSuccess)
-        return "wgmma needs sm_90a code (a Hopper GPU, a build for sm_90a)";
-    return NULL;
+    return wg_code_unsupported((const void *)wgmma_fp8_v1_promote_kernel<T>);
 }
 
 /* prepare() with at most max_clusters clusters in the grid (0: as many as fit at once): the

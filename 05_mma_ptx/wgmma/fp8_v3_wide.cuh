@@ -84,6 +84,8 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
     constexpr int CLUSTER = WGMMA_FP8_V3_CLUSTER, BK = wg_bk<T>();
     constexpr int REGS = wg_consumer_regs(Cfg::CONSUMERS);
     static_assert(Cfg::BN % (8 * CLUSTER) == 0, "B's slices are whole 8-row swizzle atoms");
+    static_assert(PRODUCER_REGS * WG_THREADS + REGS * WG_THREADS * Cfg::CONSUMERS <= 65536,
+                  "the register file holds the producer's and the consumers' registers");
     static_assert(3 * Cfg::ACC + 16 <= REGS, "the total and two partial sums live in registers");
     extern __shared__ unsigned char smem_raw[];
     const ring<Cfg> r(align_1024(smem_raw));
@@ -180,10 +182,7 @@ static const char *wgmma_fp8_v3_wide_unsupported(int M, int N, int K, const T *A
     if (M < 1 || N < 1 || K < 1) return "M, N and K must be at least 1";
     const char *why = wg_tma_unsupported<T>(A, lda, B, ldb);
     if (why) return why;
-    if (wg_code_runs_here((const void *)wgmma_fp8_v3_wide_kernel<T, wgmma_fp8_v3_narrow>) !=
-        cudaSuccess)
-        return "wgmma needs sm_90a code (a Hopper GPU, a build for sm_90a)";
-    return NULL;
+    return wg_code_unsupported((const void *)wgmma_fp8_v3_wide_kernel<T, wgmma_fp8_v3_narrow>);
 }
 
 /* The grid of the kernel with tile Cfg for an M x N C on this GPU (after the shared-memory opt-in),
@@ -207,15 +206,21 @@ static cudaError_t wgmma_fp8_v3_wide_grid(int M, int N, unsigned max_clusters, u
     return cudaSuccess;
 }
 
-/* The width whose rounds cost less on this GPU (ties: 128) */
+/* The width whose rounds cost less on this GPU (ties: 128); a width of which not even one cluster
+ * fits costs without end (cudaErrorNotSupported only when neither fits) */
 template <class T> static cudaError_t wgmma_fp8_v3_wide_choose_width(int M, int N, int *width)
 {
+    const unsigned long never = ~0ul;
     unsigned grid = 0;
-    unsigned long narrow = 0, wide = 0;
+    unsigned long narrow = never, wide = never;
     cudaError_t e = wgmma_fp8_v3_wide_grid<T, wgmma_fp8_v3_narrow>(M, N, 0, &grid, &narrow);
+    if (e == cudaErrorNotSupported) narrow = never, e = cudaSuccess;
     if (e == cudaSuccess) e = wgmma_fp8_v3_wide_grid<T, wgmma_fp8_v3_wide>(M, N, 0, &grid, &wide);
+    if (e == cudaErrorNotSupported) wide = never, e = cudaSuccess;
+    if (e != cudaSuccess) return e;
+    if (narrow == never && wide == never) return cudaErrorNotSupported;
     *width = wide < narrow ? 144 : 128;
-    return e;
+    return cudaSuccess;
 }
 
 /* prepare() with the tile width (128 or 144; 0: chosen as prepare() does) and at most

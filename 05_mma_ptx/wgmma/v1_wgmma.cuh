@@ -132,9 +132,7 @@ typedef struct {
 template <class T> static const char *wgmma_v1_wgmma_unsupported(int M, int N, int K)
 {
     if (M < 1 || N < 1 || K < 1) return "M, N and K must be at least 1";
-    if (wg_code_runs_here((const void *)wgmma_v1_wgmma_kernel<T>) != cudaSuccess)
-        return "wgmma needs sm_90a code (a Hopper GPU, a build for sm_90a)";
-    return NULL;
+    return wg_code_unsupported((const void *)wgmma_v1_wgmma_kernel<T>);
 }
 
 template <class T>

@@ -115,9 +115,7 @@ static const char *wgmma_v2_tma_unsupported(int M, int N, int K, const T *A, lon
     if (M < 1 || N < 1 || K < 1) return "M, N and K must be at least 1";
     const char *why = wg_tma_unsupported<T>(A, lda, B, ldb);
     if (why) return why;
-    if (wg_code_runs_here((const void *)wgmma_v2_tma_kernel<T>) != cudaSuccess)
-        return "wgmma needs sm_90a code (a Hopper GPU, a build for sm_90a)";
-    return NULL;
+    return wg_code_unsupported((const void *)wgmma_v2_tma_kernel<T>);
 }
 
 template <class T>

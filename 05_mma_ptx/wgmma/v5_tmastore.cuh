@@ -95,6 +95,11 @@ __global__ void __launch_bounds__((wgmma_v5_config::CONSUMERS + 1) * WG_THREADS,
     constexpr int CLUSTER = WGMMA_V5_CLUSTER, BK = wg_bk<T>();
     constexpr int REGS = wg_consumer_regs(Cfg::CONSUMERS);
     static_assert(Cfg::BN % (8 * CLUSTER) == 0, "B's slices are whole 8-row swizzle atoms");
+    static_assert(PRODUCER_REGS * WG_THREADS + REGS * WG_THREADS * Cfg::CONSUMERS <= 65536,
+                  "the register file holds the producer's and the consumers' registers");
+    static_assert(Cfg::ACC + 16 <= REGS, "a consumer's accumulators live in its registers");
+    static_assert(Cfg::EPILOGUE_BYTES >= Cfg::CONSUMERS * 2 * WG_M * WGMMA_V5_BOX_COLS * 4,
+                  "every consumer has two boxes of C in the epilogue's bytes");
     extern __shared__ unsigned char smem_raw[];
     const ring<Cfg> r(align_1024(smem_raw));
     const unsigned rank = cluster_ctarank();
@@ -200,9 +205,7 @@ static const char *wgmma_v5_tmastore_unsupported(int M, int N, int K, const T *A
     if (M < 1 || N < 1 || K < 1) return "M, N and K must be at least 1";
     const char *why = wg_tma_unsupported<T>(A, lda, B, ldb);
     if (why) return why;
-    if (wg_code_runs_here((const void *)wgmma_v5_tmastore_kernel<T>) != cudaSuccess)
-        return "wgmma needs sm_90a code (a Hopper GPU, a build for sm_90a)";
-    return NULL;
+    return wg_code_unsupported((const void *)wgmma_v5_tmastore_kernel<T>);
 }
 
 /* prepare() with at most max_clusters clusters in the grid (0: as many as fit at once): the

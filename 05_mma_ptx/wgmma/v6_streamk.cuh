@@ -110,6 +110,11 @@ __global__ void __launch_bounds__((wgmma_v6_config::CONSUMERS + 1) * WG_THREADS,
     constexpr int CLUSTER = WGMMA_V6_CLUSTER, BK = wg_bk<T>();
     constexpr int REGS = wg_consumer_regs(Cfg::CONSUMERS);
     static_assert(Cfg::BN % (8 * CLUSTER) == 0, "B's slices are whole 8-row swizzle atoms");
+    static_assert(PRODUCER_REGS * WG_THREADS + REGS * WG_THREADS * Cfg::CONSUMERS <= 65536,
+                  "the register file holds the producer's and the consumers' registers");
+    static_assert(Cfg::ACC + 16 <= REGS, "a consumer's accumulators live in its registers");
+    static_assert(Cfg::EPILOGUE_BYTES >= Cfg::CONSUMERS * 2 * WG_M * WGMMA_V6_BOX_COLS * 4,
+                  "every consumer has two boxes of C in the epilogue's bytes");
     extern __shared__ unsigned char smem_raw[];
     const ring<Cfg> r(align_1024(smem_raw));
     const unsigned rank = cluster_ctarank();
@@ -241,9 +246,7 @@ static const char *wgmma_v6_streamk_unsupported(int M, int N, int K, const T *A,
     if (M < 1 || N < 1 || K < 1) return "M, N and K must be at least 1";
     const char *why = wg_tma_unsupported<T>(A, lda, B, ldb);
     if (why) return why;
-    if (wg_code_runs_here((const void *)wgmma_v6_streamk_kernel<T>) != cudaSuccess)
-        return "wgmma needs sm_90a code (a Hopper GPU, a build for sm_90a)";
-    return NULL;
+    return wg_code_unsupported((const void *)wgmma_v6_streamk_kernel<T>);
 }
 
 /* The grid: CLUSTER x the clusters that fit on this GPU at once, at most the units of an M x N C
@@ -267,15 +270,19 @@ static cudaError_t wgmma_v6_streamk_grid(int M, int N, unsigned max_clusters, un
 }
 
 /* The workspace bytes an M x N problem needs on this GPU: a slot of BM x BN floats and a flag per
- * block. Allocate them and zero them once (cudaMemset): every launch leaves the flags at 0. */
+ * block. Allocate them and zero them once (cudaMemset): every launch leaves the flags at 0.
+ * cudaErrorNotSupported (and 0 bytes) on a GPU that cannot run the kernel. */
 template <class T> static cudaError_t wgmma_v6_streamk_workspace_size(int M, int N, size_t *bytes)
 {
     typedef wgmma_v6_config Cfg;
+    *bytes = 0;
     if (M < 1 || N < 1) return cudaErrorInvalidValue;
+    cudaError_t e = wg_code_runs_here((const void *)wgmma_v6_streamk_kernel<T>);
     unsigned grid = 0;
-    const cudaError_t e = wgmma_v6_streamk_grid<T>(M, N, 0, &grid);
+    if (e == cudaSuccess) e = wgmma_v6_streamk_grid<T>(M, N, 0, &grid);
+    if (e != cudaSuccess) return e;
     *bytes = (size_t)grid * Cfg::BM * Cfg::BN * sizeof(float) + (size_t)grid * sizeof(int);
-    return e;
+    return cudaSuccess;
 }
 
 /* prepare() with at most max_clusters clusters (0: as many as fit at once): the grid, and with it
