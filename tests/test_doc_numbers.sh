@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# tests/test_doc_numbers.sh - tests/doc_numbers.py can fail: on a made-up record and lesson, a right
+# figure and a fresh table pass; a wrong figure, a wrong ratio, a stale table and a figure whose row
+# is missing are each reported (exit 1), and --write makes the stale table fresh. Needs only python3.
+# Prints "PASS doc_numbers: ..." or "FAIL doc_numbers: ..." and exits 0 or 1.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL doc_numbers: $*"; exit 1; }
+
+cat > "$tmp/rec.csv" <<'EOF'
+chapter,variant,problem,precision,size,ms_median,ms_min,rate,unit,baseline,pct_of_baseline,verified,rel_err,rel_err_vs_data,gpu,cc,sms,clock_mhz,driver,cuda,git_sha,date
+99_made_up,fast,gemm,f16,64x64x64,0.0010,0.0010,500.00,TFLOP/s,slow,125.0,pass,1.5e-06,,GPU,9.0,1,1,13.0,13.0,abc1234,2026-01-01T00:00:00Z
+99_made_up,slow,gemm,f16,64x64x64,0.0013,0.0013,400.00,TFLOP/s,slow,100.0,pass,2.5e-06,,GPU,9.0,1,1,13.0,13.0,abc1234,2026-01-01T00:00:00Z
+EOF
+
+# a lesson: one table, two figures
+lesson() { # $1: the fast row's rate as printed in the table, $2: the figure, $3: the ratio
+    cat <<EOF
+# made up
+<!-- table: chapter=99_made_up csv=$tmp/rec.csv
+row "fast" = fast; row "slow" = slow
+col "rate" = 1 64x64x64 rate; col "% slow" = 1 64x64x64 pct
+-->
+| variant | rate | % slow |
+|---|---:|---:|
+| fast | $1 | 125.0 |
+| slow | 400.00 | 100.0 |
+<!-- end table -->
+
+fast runs at $2<!-- fig csv=$tmp/rec.csv 99_made_up fast 64x64x64 rate --> TFLOP/s,
+$3×<!-- fig csv=$tmp/rec.csv ratio 99_made_up fast 64x64x64 rate / 99_made_up slow 64x64x64 rate --> slow.
+EOF
+}
+check() { python3 "$here/doc_numbers.py" "$@" > "$tmp/out" 2>&1; }
+
+lesson 500.00 500 1.25 > "$tmp/good.md"
+check "$tmp/good.md" || fail "a right lesson was reported: $(head -n 1 "$tmp/out")"
+grep -q "^1 tables and 2 figures checked" "$tmp/out" || fail "counted wrong: $(tail -n 1 "$tmp/out")"
+
+lesson 500.00 510 1.25 > "$tmp/bad_fig.md"
+check "$tmp/bad_fig.md" && fail "a wrong figure (510 for 500) passed"
+grep -q "'510' is not what the record gives: 500" "$tmp/out" || fail "wrong figure: $(head -n 1 "$tmp/out")"
+
+lesson 500.00 500 1.3 > "$tmp/bad_ratio.md"
+check "$tmp/bad_ratio.md" && fail "a wrong ratio (1.3 for 1.25) passed"
+grep -q "'1.3' is not what the record gives" "$tmp/out" || fail "wrong ratio: $(head -n 1 "$tmp/out")"
+
+lesson 499.00 500 1.25 > "$tmp/stale.md"
+check "$tmp/stale.md" && fail "a stale table passed"
+grep -q "table is stale" "$tmp/out" || fail "stale table: $(head -n 1 "$tmp/out")"
+check --write "$tmp/stale.md" || fail "--write failed: $(head -n 1 "$tmp/out")"
+grep -q "^| fast | 500.00 | 125.0 |$" "$tmp/stale.md" || fail "--write did not rewrite the table"
+check "$tmp/stale.md" || fail "the rewritten table is still reported"
+
+sed 's/fast 64x64x64 rate -->/fast 128x128x128 rate -->/' "$tmp/good.md" > "$tmp/missing.md"
+check "$tmp/missing.md" && fail "a figure whose row is missing passed"
+grep -q "no row 99_made_up fast 128x128x128" "$tmp/out" || fail "missing row: $(head -n 1 "$tmp/out")"
+
+echo "PASS doc_numbers: right figures and tables pass; a wrong value, a wrong ratio, a stale table and a missing row fail"
