@@ -495,8 +495,14 @@ static void print_list(void)
 {
     printf("%s - what a tensor core computes, bit for bit\n\n%-10s %-7s %s\n", PROGRAM, "variant",
            "min SM", "instruction");
-    for (int v = 0; v < N_VARIANTS; v++)
-        printf("%-10s sm_%-4d %s\n", variants[v].name, variants[v].min_cc, variants[v].description);
+    for (int v = 0; v < N_VARIANTS; v++) {
+        char sm[16]; /* the minimum, or the arch-specific code the variant needs (sm_90a) */
+        if (variants[v].target && strchr(variants[v].target, 'a'))
+            snprintf(sm, sizeof sm, "sm_%s", variants[v].target);
+        else
+            snprintf(sm, sizeof sm, "sm_%d", variants[v].min_cc);
+        printf("%-10s %-7s %s\n", variants[v].name, sm, variants[v].description);
+    }
     printf("\nThe probes and the model: tc_probe.h, tc_model.h; the lesson: "
            "08_tc_numerics/README.md\n");
 }

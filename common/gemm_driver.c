@@ -583,12 +583,18 @@ static void print_list(const tc_gemm_chapter *ch)
         if (v->align_ab.ptr > 1 || v->align_ab.ld > 1 || v->align_c.ptr > 1 || v->align_c.ld > 1)
             snprintf(align, sizeof align, "%d/%d|%d/%d", v->align_ab.ptr, v->align_ab.ld,
                      v->align_c.ptr, v->align_c.ld);
-        printf("%-21s %-9s sm_%-3d %-11s %-6s %-11s %s\n", v->name, v->precision, v->min_cc, sizes,
-               layout, align, v->description);
+        char sm[16]; /* the minimum, or the arch-specific code the row needs (sm_90a) */
+        if (v->target && strchr(v->target, 'a'))
+            snprintf(sm, sizeof sm, "sm_%s", v->target);
+        else
+            snprintf(sm, sizeof sm, "sm_%d", v->min_cc);
+        printf("%-21s %-9s %-6s %-11s %-6s %-11s %s\n", v->name, v->precision, sm, sizes, layout,
+               align, v->description);
     }
     printf("\nsizes: 'any', or the multiples M|N|K must have. layout: A, B, C row (R) or column "
            "(C) major.\nalign: '-' (any), or the bytes A and B | C need: first element / row "
-           "(leading dimension x element size).\n");
+           "(leading dimension x element size).\nmin_sm: the minimum compute capability, or "
+           "the arch-specific code a row needs (sm_90a runs on 9.0 alone).\n");
 }
 
 static void print_table_header(FILE *f, const char *baseline_hint)

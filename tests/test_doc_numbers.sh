@@ -58,4 +58,16 @@ sed 's/fast 64x64x64 rate -->/fast 128x128x128 rate -->/' "$tmp/good.md" > "$tmp
 check "$tmp/missing.md" && fail "a figure whose row is missing passed"
 grep -q "no row 99_made_up fast 128x128x128" "$tmp/out" || fail "missing row: $(head -n 1 "$tmp/out")"
 
-echo "PASS doc_numbers: right figures and tables pass; a wrong value, a wrong ratio, a stale table and a missing row fail"
+# the support table: a cell edited by hand is reported (unless the programs are not built here)
+root=$(cd "$here/.." && pwd)
+if python3 "$here/support_table.py" > "$tmp/out" 2>&1; then
+    sed 's/^| 05 `05_wgmma_gemm` | — |/| 05 `05_wgmma_gemm` | all |/' "$root/README.md" > "$tmp/README.md"
+    cmp -s "$root/README.md" "$tmp/README.md" && fail "could not edit the support table's 05_wgmma_gemm row"
+    python3 "$here/support_table.py" "$tmp/README.md" > "$tmp/out" 2>&1 && fail "an edited support table passed"
+    grep -q "support table is stale" "$tmp/out" || fail "support table: $(head -n 1 "$tmp/out")"
+    support="; an edited support-table cell fails"
+else
+    support=" (support table not checked: $(head -n 1 "$tmp/out"))"
+fi
+
+echo "PASS doc_numbers: right figures and tables pass; a wrong value, a wrong ratio, a stale table and a missing row fail$support"
