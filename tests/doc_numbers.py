@@ -18,8 +18,8 @@ in the marker), so that a lesson cannot drift from the record:
    the CSV gives is reported (stale). A row names one or more variants (|-separated); a column takes
    the n-th variant of the row (1-based), the size column's value and a field: rate (2 decimals),
    pct (pct_of_baseline, 1 decimal), ms (ms_median, 3 decimals), rel_err (3 significant digits),
-   or any CSV column name (printed as it is). The first column holds the row labels. A row or
-   column may add `csv=FILE` or `chapter=NAME` to read elsewhere; `header "..."` names the first
+   or any CSV column name (printed as it is). The first column holds the row labels. A column
+   may add `csv=FILE` or `chapter=NAME` to read elsewhere; `header "..."` names the first
    column (default "variant"). Directives are separated by new lines or `;`. The marker may
    instead name a file that holds them, `<!-- table: spec=docs/tables/NAME.txt -->` (lines
    starting with # are comments there), which keeps a lesson short. A missing value prints as
@@ -32,7 +32,7 @@ in the marker), so that a lesson cannot drift from the record:
    is recomputed: `fig` is a value, `ratio` a / b, `change` (a / b - 1) in percent, `share` a / b in
    percent; the number just before the marker (signs, ×, % and thousands commas allowed) must equal
    the recomputed value rounded to as many decimals as the text prints. An optional `csv=FILE`
-   after `fig` reads another CSV.
+   after `fig` reads another CSV; a size with spaces is quoted ("Box-2D9P 10240x10240 T10").
 
 Usage: tests/doc_numbers.py [--write] [--csv docs/bench-h200.csv] [FILE.md ...]
 With no files, every Markdown file of the repository. Prints one line per problem and a summary
@@ -171,7 +171,7 @@ def term(words, default_csv):
 
 
 def recompute(spec):
-    words = spec.split()
+    words = shlex.split(spec)  # a size with spaces is quoted: "Box-2D9P 10240x10240 T10"
     csv_path = "docs/bench-h200.csv"
     if words and words[0].startswith("csv="):
         csv_path = words.pop(0)[4:]
