@@ -261,7 +261,7 @@ $(foreach c,$(CHAPTERS),$(eval $(call chapter_rules,$(c)))$(eval CPU_TESTS += $(
 -include $(COMMON_OBJ:.o=.d) $(patsubst $(BUILD)/tests/common/%,$(BUILD)/tests/%.c.d,$(COMMON_TESTS))
 
 # ---- verbs ------------------------------------------------------------------------------------
-.PHONY: all test check bench plot sanitize compat format clean help
+.PHONY: all test check bench plot sanitize compat mutants format clean help
 
 all: $(LIBCOMMON) $(CPU_TESTS) $(BUILT_PROGRAMS) $(SKIPPED_PROGRAMS:%=skip-%) $(EXAMPLES) $(SKIPPED_EXAMPLES:%=skip-example-%) ## build everything into build/ (default)
 
@@ -306,6 +306,20 @@ sanitize: all ## every chapter's --test (small sizes) under compute-sanitizer's 
 compat: ## build every program with this toolkit, CUDA 12.9 and the newest CUDA 13 (from PyPI, into build/compat/) for SM 70..120: table toolkit x SM x program in build/compat/table.txt (long; not part of test)
 	@TC_CUDA_PATH="$(CUDA_PATH)" TC_NVCC="$(NVCC)" TC_CHAPTERS="$(CHAPTERS_ASKED)" tests/compat.sh $(BUILD)/compat \
 		$(call programs,$(CHAPTERS))
+
+# mutants: not part of test (it needs a GPU; CI only checks that every patch applies, in make
+# test). tests/mutants.sh applies each tests/mutants/*.patch (a plausible bug) to a scratch copy of
+# the tree, rebuilds the one program it names (from BUILD's objects: only what the patch touches is
+# recompiled, builds in parallel), runs that program's --test for the variants it names and prints
+# caught/missed per mutant and a summary; SHARD=i/n runs mutant k (sorted by name) when k mod n is
+# i - 1 (four shards fit a 10-minute call each on an H200: `tests/mutants.sh --list --shard 1/4`
+# estimates them), CHAPTERS the mutants of those chapters. The compilers and targets of this make
+# are passed on.
+SHARD ?=
+mutants: ## apply each tests/mutants/*.patch to a scratch copy, rebuild its program, run its --test: caught/missed per mutant, BUILD/mutants/table.txt (SHARD=i/n, CHAPTERS=...; needs a GPU; not part of test)
+	@TC_SM="$(SM)" TC_NVCC="$(NVCC)" TC_HOST_CC="$(HOST_CC)" TC_CUDA_PATH="$(CUDA_PATH)" TC_CUDNN_PATH="$(CUDNN_PATH)" \
+		tests/mutants.sh --build $(BUILD) $(if $(SHARD),--shard $(SHARD)) \
+		$(if $(CHAPTERS_ASKED),--chapters "$(CHAPTERS_ASKED)")
 
 format: ## apply .clang-format to every C, CUDA and header file
 	clang-format -i $(sort $(wildcard common/*.[ch] common/*.cu common/*.cuh tests/*.[ch] */*.c */*.h */*.cu */*.cuh))

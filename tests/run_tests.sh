@@ -5,7 +5,9 @@
 # Runs, printing one line per test:
 #   1. the CPU unit tests: every --unit program (common/unit.h) is asked for its --list, and each
 #      test runs as its own process;
-#   then the Markdown files' links and paths (tests/check_docs.sh);
+#   then the Markdown files' links and paths (tests/check_docs.sh), and the mutation suite's patches:
+#   each has a well-formed header and applies to this tree (tests/mutants.sh --check; `make mutants`
+#   runs them, on a GPU);
 #   2. every --chapter built on its own: the folder and common/ copied into an empty temporary
 #      folder and built there with the command its README gives (tests/build_alone.sh). These
 #      builds need no GPU and take minutes, so they start first, in the background
@@ -98,6 +100,14 @@ if out=$("$(dirname "$0")/check_docs.sh" 2>&1); then
     result PASS "docs: links and paths" "$out"
 else
     result FAIL "docs: links and paths"
+    printf '%s\n' "$out" | sed 's/^/     | /'
+fi
+
+# ---- the mutation suite: every patch of tests/mutants/ still applies (make mutants runs them) ------
+if out=$("$(dirname "$0")/mutants.sh" --check 2>&1); then
+    result PASS "mutants: every patch applies" "$(printf '%s' "$out" | tail -n 1)"
+else
+    result FAIL "mutants: every patch applies"
     printf '%s\n' "$out" | sed 's/^/     | /'
 fi
 
