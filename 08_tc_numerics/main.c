@@ -5,7 +5,7 @@
  * accumulator), the program
  *   1. runs the probes of tc_probe.c through mma.sync (tc_numerics.cu): crafted dot
  *      products that decide, one feature at a time, how the tensor core adds its products, and
- *      prints the feature table and the fitted parameters of the model (tc_model.c);
+ *      prints the feature table and the fitted parameters of the model (common/tc_model.c);
  *   2. compares the GPU with the fitted model on random dot products of six distributions
  *      (uniform, wide exponent ranges, mixed scales, cancelling pairs, near overflow, near
  *      underflow) and counts mismatches (the target is zero), and how often two naive models
@@ -503,7 +503,7 @@ static void print_list(void)
             snprintf(sm, sizeof sm, "sm_%d", variants[v].min_cc);
         printf("%-10s %-7s %s\n", variants[v].name, sm, variants[v].description);
     }
-    printf("\nThe probes and the model: tc_probe.h, tc_model.h; the lesson: "
+    printf("\nThe probes and the model: tc_probe.h, common/tc_model.h; the lesson: "
            "08_tc_numerics/README.md\n");
 }
 

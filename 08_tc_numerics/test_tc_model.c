@@ -1,4 +1,4 @@
-/* 08_tc_numerics/test_tc_model.c - the tensor-core numerics model and its probes (tc_model.c,
+/* 08_tc_numerics/test_tc_model.c - the tensor-core numerics model and its probes (common/tc_model.c,
  * tc_probe.c; chapter 08).
  *
  * What these prove, without a GPU:

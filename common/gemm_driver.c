@@ -367,6 +367,84 @@ static const scalars plain = {1.0f, 0.0f};
 static const scalars test_scalars[3][2] = {
     {{1.0f, 0.0f}, {1.0f, 0.0f}}, {{0.75f, -1.25f}, {2.0f, -1.0f}}, {{0.75f, 0.0f}, {2.0f, 0.0f}}};
 
+/* ---- the exact check (tc_gemm_emulation) --------------------------------------------------- */
+static int exact_cc; /* the GPU's compute capability while --test runs, else 0 (no exact check) */
+
+/* the model's format of a storage type, -1 for one the emulation does not read */
+static int model_format(tc_dtype t)
+{
+    switch (t) {
+    case TC_F16: return TC_FMT_F16;
+    case TC_BF16: return TC_FMT_BF16;
+    case TC_E4M3: return TC_FMT_E4M3;
+    case TC_E5M2: return TC_FMT_E5M2;
+    default: return -1;
+    }
+}
+
+static uint32_t element_bits(const void *h, tc_dtype t, size_t idx)
+{
+    return tc_dtype_size(t) == 1 ? ((const uint8_t *)h)[idx] : ((const uint16_t *)h)[idx];
+}
+
+long tc_gemm_exact_mismatches(const tc_gemm_variant *v, const tc_gemm_problem *p, const void *h_a,
+                              const void *h_b, const void *h_c, const void *h_c0,
+                              const tc_sample *sample, char *message, size_t size)
+{
+    const tc_gemm_emulation *em = v->emulation;
+    const tc_model_params *model = em ? tc_model_recorded_sm90(em->model) : NULL;
+    const tc_precision *prec = p->prec;
+    if (!model || model_format(prec->in) != (int)model->in || model->out != TC_FMT_F32 ||
+        prec->out != TC_F32 || prec->in_round) {
+        snprintf(message, size, "the variant's emulation (%s) does not fit its precision %s",
+                 em ? em->model : "none", prec->name);
+        return -1;
+    }
+    const long K = p->K,
+               n = sample->n < TC_GEMM_EXACT_ELEMENTS ? sample->n : TC_GEMM_EXACT_ELEMENTS;
+    const int alpha1_beta0 = p->alpha == 1.0f && p->beta == 0.0f;
+    uint32_t *a = (uint32_t *)tc_xmalloc((size_t)K * sizeof *a);
+    uint32_t *b = (uint32_t *)tc_xmalloc((size_t)K * sizeof *b);
+    long bad = 0, bad_i = 0, bad_j = 0;
+    float bad_got = 0, bad_want = 0;
+    for (long t = 0; t < n; t++) {
+        long i, j;
+        tc_sample_get(sample, t * sample->n / n, &i, &j);
+        for (long k = 0; k < K; k++) {
+            a[k] = element_bits(
+                h_a, prec->in,
+                (size_t)(v->a_layout == TC_ROW_MAJOR ? i * p->lda + k : k * p->lda + i));
+            b[k] = element_bits(
+                h_b, prec->in,
+                (size_t)(v->b_layout == TC_ROW_MAJOR ? k * p->ldb + j : j * p->ldb + k));
+        }
+        const uint32_t bits = tc_model_gemm_dot(model, a, b, (int)K, em->k_run);
+        float total;
+        memcpy(&total, &bits, sizeof total);
+        const size_t ci = (size_t)(v->c_layout == TC_ROW_MAJOR ? i * p->ldc + j : j * p->ldc + i);
+        const float got = ((const float *)h_c)[ci];
+        float want = total;
+        int ok;
+        if (alpha1_beta0) {
+            ok = got == total; /* a NaN fails; the two zeros are equal */
+        } else {
+            const double scaled = (double)p->alpha * total,
+                         c0 = h_c0 ? (double)p->beta * ((const float *)h_c0)[ci] : 0.0;
+            want = (float)(scaled + c0);
+            ok = fabs((double)got - (scaled + c0)) <= 3.0 * ldexp(fabs(scaled) + fabs(c0), -24);
+        }
+        if (!ok && bad++ == 0) bad_i = i, bad_j = j, bad_got = got, bad_want = want;
+    }
+    free(a), free(b);
+    if (bad)
+        snprintf(message, size,
+                 "exact check: %ld of %ld elements differ from the emulation of the schedule (%s, "
+                 "runs of %d); first C(%ld,%ld) = %.9g, emulated %.9g",
+                 bad, n, em->model, em->k_run ? em->k_run : (int)K, bad_i, bad_j, bad_got,
+                 bad_want);
+    return bad;
+}
+
 static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N, long K,
                      const operand_layout *mem, uint64_t seed, int warmup, int reps, int data_err,
                      scalars ab, tc_input_dist dist, int force, case_result *res)
@@ -512,6 +590,10 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
                      "end)",
                      outside);
         }
+        if (res->pass && v->emulation && exact_cc == v->emulation->cc &&
+            tc_gemm_exact_mismatches(v, &p, h_a, h_b, h_c, h_c0, &sample, res->message,
+                                     sizeof res->message) != 0)
+            res->pass = 0;
         if (data_err) {
             if (plain_scalars && hp->have_ref32) {
                 memcpy(ref, hp->ref32, (size_t)sample.n * sizeof(double));
@@ -661,6 +743,7 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
 {
     int passed = 0, failed = 0, skipped = 0, not_applicable = 0;
     if (dist != TC_INPUTS_UNIFORM) printf("inputs    : %s\n", dist_descriptions[dist]);
+    exact_cc = dev->cc;
     for (int vi = 0; vi < ch->n_variants; vi++) {
         const tc_gemm_variant *v = &ch->variants[vi];
         if (a->variant && !selected(a, ch, v)) continue;
@@ -675,6 +758,17 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
                    v->precision);
             not_applicable++;
             continue;
+        }
+        if (v->emulation) {
+            char run[24] = "all K";
+            if (v->emulation->k_run) snprintf(run, sizeof run, "%d", v->emulation->k_run);
+            if (exact_cc == v->emulation->cc)
+                printf("note %-18s exact check: up to %d elements a case against the emulation "
+                       "of %s in runs of %s products\n",
+                       v->name, TC_GEMM_EXACT_ELEMENTS, v->emulation->model, run);
+            else
+                printf("note %-18s no exact check: the record of %s is of sm_%d\n", v->name,
+                       v->emulation->model, v->emulation->cc);
         }
         /* TC_TEST_SMALL=1 (make sanitize): only the small cases */
         int n_cases = getenv("TC_TEST_SMALL") ? N_SMALL_TEST_CASES : n_test_cases;

@@ -12,6 +12,7 @@
 #define TC_GEMM_DRIVER_H
 
 #include "harness.h"
+#include "tc_model.h"
 #include "verify.h"
 
 #ifdef __cplusplus
@@ -41,6 +42,24 @@ typedef struct {
 typedef struct {
     int ptr, ld;
 } tc_align;
+
+/* What a variant computes, bit for bit, where the arithmetic is known: chapter 08 measured the
+ * tensor cores' sums (common/tc_model.h, the record of an H200), and a kernel whose schedule is
+ * fixed computes element (i, j) of C = A B as
+ *     total = +0;  for each run of k_run products along k, in order:  total = fl32(total + run)
+ * where `run` is the tensor cores' sum of the run from a zero accumulator (instructions chained
+ * as the model says); k_run = 0: one run of all of K, whose sum is the element (a kernel that
+ * keeps its accumulators in the tensor cores' chain). On a GPU of compute capability `cc`, --test
+ * compares up to TC_GEMM_EXACT_ELEMENTS elements of every case with this emulation, on the bits
+ * the kernel read: bit for bit when alpha = 1 and beta = 0, otherwise within the three roundings
+ * of alpha total + beta C. So a changed promotion interval, a dropped or repeated k-step, or a
+ * run boundary moved by one k-step fails, where the FP64 reference's tolerance cannot tell. */
+typedef struct {
+    const char *model; /* the recorded fit, by chapter 08's variant name ("wg_e4m3f32") */
+    int cc;            /* the GPU generation the record holds for: 90 */
+    int k_run;         /* products per run before the f32 add; 0: all of K */
+} tc_gemm_emulation;
+#define TC_GEMM_EXACT_ELEMENTS 256
 
 typedef struct tc_gemm_variant tc_gemm_variant;
 struct tc_gemm_variant {
@@ -78,6 +97,8 @@ struct tc_gemm_variant {
      * whatever the GPU's SM count; forced_names[i] names choice i + 1 in the output. */
     int n_forced;
     const char *const *forced_names;
+    /* optional: the variant's arithmetic, bit for bit, for --test's exact check (above) */
+    const tc_gemm_emulation *emulation;
 };
 
 /* An extra bench row that changes the memory layout of one variant's problem (used by chapter
@@ -151,6 +172,15 @@ long tc_gemm_outside_writes(const void *all_c, tc_dtype out, size_t head, size_t
  * was compiled for (TC_BUILD_TARGETS, which tc_gemm_main passes from the chapter's main). */
 int tc_gemm_main_built(int argc, char **argv, const tc_gemm_chapter *ch, const char *build_targets);
 #define tc_gemm_main(argc, argv, ch) tc_gemm_main_built((argc), (argv), (ch), TC_BUILD_TARGETS)
+
+/* The exact check on host data, as --test runs it after a launch (exported for the CPU tests):
+ * C (with p's sizes, layouts, leading dimensions, alpha and beta; h_c0 is C before the call,
+ * NULL when beta is 0) against the variant's emulation on up to TC_GEMM_EXACT_ELEMENTS elements
+ * of the sample. Returns the number that differ (the first described in message), or -1 when
+ * the emulation does not fit the variant's precision. */
+long tc_gemm_exact_mismatches(const tc_gemm_variant *v, const tc_gemm_problem *p, const void *h_a,
+                              const void *h_b, const void *h_c, const void *h_c0,
+                              const tc_sample *sample, char *message, size_t size);
 
 /* NULL if the variant supports M x N x K, else a message naming the constraint. */
 const char *tc_gemm_unsupported(const tc_gemm_variant *v, long M, long N, long K);

@@ -1,4 +1,4 @@
-/* 08_tc_numerics/tc_model.c - see tc_model.h.
+/* common/tc_model.c - see tc_model.h (chapter 08 fits it; the GEMM driver checks kernels with it).
  *
  * Every value is an integer significand and a power of two. Sums are taken exactly in a
  * fixed-point accumulator wide enough for every product of every format here (2^-448 .. 2^319,
@@ -528,6 +528,23 @@ uint32_t tc_model_dot(const tc_model_params *p, const uint32_t *a, const uint32_
     return c;
 }
 
+uint32_t tc_model_gemm_dot(const tc_model_params *p, const uint32_t *a, const uint32_t *b, int k,
+                           int k_run)
+{
+    const uint32_t zero = 0; /* +0 in f32 and f16 */
+    if (k_run <= 0 || k_run >= k) return tc_model_dot(p, a, b, k, zero);
+    float total = 0.0f;
+    for (int i0 = 0; i0 < k; i0 += k_run) {
+        const uint32_t run = tc_model_dot(p, a + i0, b + i0, k - i0 < k_run ? k - i0 : k_run, zero);
+        float x;
+        memcpy(&x, &run, sizeof x);
+        total += x; /* the CUDA cores' FADD: IEEE binary32, rounded to nearest even */
+    }
+    uint32_t bits;
+    memcpy(&bits, &total, sizeof bits);
+    return bits;
+}
+
 double tc_exact_dot(tc_fmt in, tc_fmt out, const uint32_t *a, const uint32_t *b, int k, uint32_t c)
 {
     tc_model_params p;
@@ -690,6 +707,188 @@ void tc_model_params_print_c(const tc_model_params *p, const char *name, FILE *f
             p->sub_c == TC_SUB_KEEP ? "TC_SUB_KEEP" : "TC_SUB_FLUSH",
             p->sub_out == TC_SUB_KEEP ? "TC_SUB_KEEP" : "TC_SUB_FLUSH", p->ovf_inf,
             p->tiny_zero == TC_TINY_POS ? ",\n    .tiny_zero = TC_TINY_POS" : "", rbits);
+}
+
+/* ---- model lines --------------------------------------------------------------------------- */
+static int round_from_name(const char *name, size_t len)
+{
+    for (int r = 0; r < TC_ROUND_COUNT; r++)
+        if (strlen(tc_round_name((tc_round)r)) == len &&
+            strncmp(name, tc_round_name((tc_round)r), len) == 0)
+            return r;
+    return -1;
+}
+
+static int sub_from_name(const char *name, size_t len)
+{
+    return len == 4 && strncmp(name, "keep", 4) == 0    ? TC_SUB_KEEP
+           : len == 5 && strncmp(name, "flush", 5) == 0 ? TC_SUB_FLUSH
+                                                        : -1;
+}
+
+/* the next space-separated word of *s (at most size - 1 characters) into w; 0 at the end */
+static int next_word(const char **s, char *w, size_t size)
+{
+    while (**s == ' ') (*s)++;
+    size_t n = strcspn(*s, " ");
+    if (n == 0 || n >= size) return 0;
+    memcpy(w, *s, n), w[n] = 0;
+    *s += n;
+    return 1;
+}
+
+/* "NAME(A,B)" or "NAME=A,B,C": the n comma-separated parts after the prefix, into parts[] */
+static int split_parts(const char *w, const char *prefix, const char *close, const char *parts[],
+                       size_t lens[], int n)
+{
+    size_t pl = strlen(prefix);
+    if (strncmp(w, prefix, pl) != 0) return 0;
+    const char *p = w + pl;
+    for (int i = 0; i < n; i++) {
+        lens[i] = strcspn(p, i + 1 < n ? "," : close);
+        parts[i] = p;
+        p += lens[i];
+        if (i + 1 < n && *p++ != ',') return 0;
+    }
+    return strcmp(p, close) == 0;
+}
+
+int tc_model_params_parse(const char *line, tc_model_params *p)
+{
+    tc_model_params q;
+    memset(&q, 0, sizeof q);
+    q.c_round = TC_RNE, q.tiny_zero = TC_TINY_SIGNED;
+    char w[64], in[16], out[16];
+    const char *s = line, *parts[3];
+    size_t lens[3];
+    int r;
+    /* f16->f32 k16 block 16 [interleave 2] F 25 ref=exp-sum align=RZ chain=fused(f32,RZ) out=RZ */
+    if (!next_word(&s, w, sizeof w) || sscanf(w, "%15[a-z0-9]->%15[a-z0-9]", in, out) != 2 ||
+        tc_fmt_from_name(in) < 0 || tc_fmt_from_name(out) < 0)
+        return 0;
+    q.in = (tc_fmt)tc_fmt_from_name(in), q.out = (tc_fmt)tc_fmt_from_name(out);
+    if (!next_word(&s, w, sizeof w) || sscanf(w, "k%d", &q.k) != 1) return 0;
+    if (!next_word(&s, w, sizeof w) || strcmp(w, "block") != 0) return 0;
+    if (!next_word(&s, w, sizeof w) || sscanf(w, "%d", &q.block) != 1) return 0;
+    if (!next_word(&s, w, sizeof w)) return 0;
+    if (strcmp(w, "interleave") == 0) {
+        if (!next_word(&s, w, sizeof w) || sscanf(w, "%d", &q.interleave) != 1) return 0;
+        if (!next_word(&s, w, sizeof w)) return 0;
+    }
+    if (strcmp(w, "F") != 0 || !next_word(&s, w, sizeof w)) return 0;
+    if (strcmp(w, "exact") == 0)
+        q.frac_bits = TC_FRAC_EXACT;
+    else if (sscanf(w, "%d", &q.frac_bits) != 1)
+        return 0;
+    if (!next_word(&s, w, sizeof w)) return 0;
+    if (strcmp(w, "ref=exp-sum") == 0)
+        q.align_ref = TC_REF_EXP_SUM;
+    else if (strcmp(w, "ref=value") == 0)
+        q.align_ref = TC_REF_VALUE;
+    else
+        return 0;
+    if (!next_word(&s, w, sizeof w) || strncmp(w, "align=", 6) != 0 ||
+        (r = round_from_name(w + 6, strlen(w + 6))) < 0)
+        return 0;
+    q.align_round = (tc_round)r;
+    if (!next_word(&s, w, sizeof w)) return 0;
+    const int fused = split_parts(w, "chain=fused(", ")", parts, lens, 2);
+    if (!fused && !split_parts(w, "chain=add(", ")", parts, lens, 2)) return 0;
+    q.chain = fused ? TC_CHAIN_FUSED : TC_CHAIN_ADD;
+    char fmt[16];
+    if (lens[0] >= sizeof fmt) return 0;
+    memcpy(fmt, parts[0], lens[0]), fmt[lens[0]] = 0;
+    if (tc_fmt_from_name(fmt) < 0 || (r = round_from_name(parts[1], lens[1])) < 0) return 0;
+    q.chain_fmt = (tc_fmt)tc_fmt_from_name(fmt), q.chain_round = (tc_round)r;
+    if (!next_word(&s, w, sizeof w) || strncmp(w, "out=", 4) != 0 ||
+        (r = round_from_name(w + 4, strlen(w + 4))) < 0)
+        return 0;
+    q.out_round = (tc_round)r;
+    /* [via-f32] [sum=14b] [c=after(RNE)] sub(in,c,out)=keep,keep,keep ovf=ieee [tiny=+0] */
+    if (!next_word(&s, w, sizeof w)) return 0;
+    if (strcmp(w, "via-f32") == 0) {
+        q.out_via_f32 = 1;
+        if (!next_word(&s, w, sizeof w)) return 0;
+    }
+    if (strncmp(w, "sum=", 4) == 0) {
+        char b;
+        if (sscanf(w, "sum=%d%c", &q.result_bits, &b) != 2 || b != 'b') return 0;
+        if (!next_word(&s, w, sizeof w)) return 0;
+    }
+    if (split_parts(w, "c=after(", ")", parts, lens, 1)) {
+        if ((r = round_from_name(parts[0], lens[0])) < 0) return 0;
+        q.c_after = 1, q.c_round = (tc_round)r;
+        if (!next_word(&s, w, sizeof w)) return 0;
+    }
+    int sub[3];
+    if (!split_parts(w, "sub(in,c,out)=", "", parts, lens, 3)) return 0;
+    for (int i = 0; i < 3; i++)
+        if ((sub[i] = sub_from_name(parts[i], lens[i])) < 0) return 0;
+    q.sub_in = (tc_sub)sub[0], q.sub_c = (tc_sub)sub[1], q.sub_out = (tc_sub)sub[2];
+    if (!next_word(&s, w, sizeof w)) return 0;
+    if (strcmp(w, "ovf=inf") == 0)
+        q.ovf_inf = 1;
+    else if (strcmp(w, "ovf=ieee") != 0)
+        return 0;
+    if (next_word(&s, w, sizeof w)) {
+        if (strcmp(w, "tiny=+0") != 0) return 0;
+        q.tiny_zero = TC_TINY_POS;
+    }
+    while (*s == ' ') s++;
+    if (*s || tc_model_params_check(&q)) return 0;
+    *p = q;
+    return 1;
+}
+
+/* ---- the record ------------------------------------------------------------------------------ */
+/* The model lines chapter 08's probes printed on the H200 (its NOTES, "The fitted models", and
+ * WGMMA.md), character for character */
+static const struct {
+    const char *name, *line;
+} recorded_sm90[] = {
+    {"f16f32", "f16->f32 k16 block 16 F 25 ref=exp-sum align=RZ chain=fused(f32,RZ) out=RZ "
+               "sub(in,c,out)=keep,keep,keep ovf=ieee"},
+    {"f16f16", "f16->f16 k16 block 16 F 25 ref=exp-sum align=RZ chain=fused(f32,RNE) out=RNE "
+               "sub(in,c,out)=keep,keep,keep ovf=ieee tiny=+0"},
+    {"bf16f32", "bf16->f32 k16 block 16 F 25 ref=exp-sum align=RZ chain=fused(f32,RZ) out=RZ "
+                "sub(in,c,out)=keep,keep,keep ovf=inf tiny=+0"},
+    {"tf32f32", "tf32->f32 k8 block 8 F 25 ref=exp-sum align=RZ chain=fused(f32,RZ) out=RZ "
+                "sub(in,c,out)=keep,keep,keep ovf=inf tiny=+0"},
+    {"e4m3f32", "e4m3->f32 k32 block 16 interleave 2 F 25 ref=exp-sum align=RZ chain=fused(f32,RZ) "
+                "out=RZ c=after(RNE) sub(in,c,out)=keep,keep,keep ovf=ieee"},
+    {"e5m2f32", "e5m2->f32 k32 block 16 interleave 2 F 25 ref=exp-sum align=RZ chain=fused(f32,RZ) "
+                "out=RZ c=after(RNE) sub(in,c,out)=keep,keep,keep ovf=ieee"},
+    {"e4m3f16", "e4m3->f16 k32 block 16 interleave 2 F 25 ref=exp-sum align=RZ "
+                "chain=fused(f16,RNE) out=RNE c=after(RNE) sub(in,c,out)=keep,keep,keep ovf=ieee"},
+    {"e5m2f16", "e5m2->f16 k32 block 16 interleave 2 F 25 ref=exp-sum align=RZ "
+                "chain=fused(f16,RNE) out=RNE c=after(RNE) sub(in,c,out)=keep,keep,keep ovf=ieee "
+                "tiny=+0"},
+    {"wg_f16f32", "f16->f32 k16 block 16 F 25 ref=exp-sum align=RZ chain=fused(f32,RZ) out=RZ "
+                  "sub(in,c,out)=keep,keep,keep ovf=ieee"},
+    {"wg_f16f16", "f16->f16 k16 block 16 F 25 ref=exp-sum align=RZ chain=fused(f32,RNE) out=RNE "
+                  "sub(in,c,out)=keep,keep,keep ovf=ieee tiny=+0"},
+    {"wg_bf16f32", "bf16->f32 k16 block 16 F 25 ref=exp-sum align=RZ chain=fused(f32,RZ) out=RZ "
+                   "sub(in,c,out)=keep,keep,keep ovf=inf tiny=+0"},
+    {"wg_tf32f32", "tf32->f32 k8 block 8 F 25 ref=exp-sum align=RZ chain=fused(f32,RZ) out=RZ "
+                   "sub(in,c,out)=keep,keep,keep ovf=inf tiny=+0"},
+    {"wg_e4m3f32", "e4m3->f32 k32 block 32 F 13 ref=exp-sum align=RZ chain=fused(f32,RZ) out=RZ "
+                   "sum=14b sub(in,c,out)=keep,keep,keep ovf=ieee"},
+    {"wg_e5m2f32", "e5m2->f32 k32 block 32 F 13 ref=exp-sum align=RZ chain=fused(f32,RZ) out=RZ "
+                   "sum=14b sub(in,c,out)=keep,keep,keep ovf=ieee"},
+    {"wg_e4m3f16", "e4m3->f16 k32 block 32 F 13 ref=exp-sum align=RZ chain=fused(f32,RNE) out=RNE "
+                   "sub(in,c,out)=keep,keep,keep ovf=ieee"},
+    {"wg_e5m2f16", "e5m2->f16 k32 block 32 F 13 ref=exp-sum align=RZ chain=fused(f32,RNE) out=RNE "
+                   "sub(in,c,out)=keep,keep,keep ovf=ieee tiny=+0"},
+};
+#define N_RECORDED ((int)(sizeof recorded_sm90 / sizeof recorded_sm90[0]))
+
+const tc_model_params *tc_model_recorded_sm90(const char *variant)
+{
+    static tc_model_params params[N_RECORDED];
+    for (int i = 0; i < N_RECORDED; i++)
+        if (strcmp(recorded_sm90[i].name, variant) == 0)
+            return tc_model_params_parse(recorded_sm90[i].line, &params[i]) ? &params[i] : NULL;
+    return NULL;
 }
 
 /* ---- random inputs ------------------------------------------------------------------------- */

@@ -1,4 +1,4 @@
-/* 08_tc_numerics/tc_model.h - a bit-accurate CPU model of what a tensor core computes for one output
+/* common/tc_model.h - a bit-accurate CPU model of what a tensor core computes for one output
  * element, D = A*B + C, parameterised by the features that differ between GPU generations
  * (chapter 08). Integer significands only: no host floating-point arithmetic decides a bit.
  *
@@ -192,6 +192,9 @@ int tc_model_params_equal(const tc_model_params *x, const tc_model_params *y);
  * "interleave g" after the block, "sum=14b" (result_bits) and "c=after(RNE)" after out= and
  * "tiny=+0" at the end only when they are set. */
 void tc_model_params_format(const tc_model_params *p, char *buf, int size);
+/* The inverse of tc_model_params_format: 1 and *p when `line` is a model line as it prints them
+ * (08's "model:" lines, the record below), 0 for anything else or invalid parameters. */
+int tc_model_params_parse(const char *line, tc_model_params *p);
 /* The C initialiser of p, to paste into a test or a program (.tiny_zero and .result_bits only
  * when they are not the default, so that the lines printed before they existed stay the same) */
 void tc_model_params_print_c(const tc_model_params *p, const char *name, FILE *f);
@@ -201,9 +204,25 @@ void tc_model_params_print_c(const tc_model_params *p, const char *name, FILE *f
  * p->k products (the last one padded with zeros), each one's result the next one's c. */
 uint32_t tc_model_dot(const tc_model_params *p, const uint32_t *a, const uint32_t *b, int k,
                       uint32_t c);
+/* One element of a GEMM (c = 0) whose tensor cores sum runs of k_run products along k, each from a
+ * zero accumulator (instructions of p->k products chained as in tc_model_dot), and whose CUDA
+ * cores add each run's sum to an f32 total in order, rounded to nearest even: chapter 05's FP8
+ * rungs (k_run = 128, one k-tile: "promotion"). k_run = 0 (or >= k): one run, whose sum is the
+ * result, what a kernel computes that keeps its accumulators in the tensor cores' chain. p->out
+ * must be f32 when runs are added. */
+uint32_t tc_model_gemm_dot(const tc_model_params *p, const uint32_t *a, const uint32_t *b, int k,
+                           int k_run);
 /* The exact value of c + sum a[i]*b[i] rounded once to the nearest double (ties to even): the
  * reference for error measurements (inf/NaN when an input is). */
 double tc_exact_dot(tc_fmt in, tc_fmt out, const uint32_t *a, const uint32_t *b, int k, uint32_t c);
+
+/* ---- the record ------------------------------------------------------------------------------ */
+/* The fits chapter 08 recorded on an NVIDIA H200 (compute capability 9.0, CUDA 13.0; 08's NOTES
+ * and WGMMA.md print them as model lines), by 08_tc_numerics variant name: "f16f32" .. "e5m2f16"
+ * (mma.sync) and "wg_f16f32" .. "wg_e5m2f16" (wgmma); NULL for any other name. 08's --test checks
+ * on such a GPU that the probes still find them; the GEMM driver checks kernels against them bit
+ * for bit (tc_gemm_emulation, gemm_driver.h). */
+const tc_model_params *tc_model_recorded_sm90(const char *variant);
 
 /* ---- random inputs for the search --------------------------------------------------------- */
 typedef enum {
