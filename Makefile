@@ -261,7 +261,7 @@ $(foreach c,$(CHAPTERS),$(eval $(call chapter_rules,$(c)))$(eval CPU_TESTS += $(
 -include $(COMMON_OBJ:.o=.d) $(patsubst $(BUILD)/tests/common/%,$(BUILD)/tests/%.c.d,$(COMMON_TESTS))
 
 # ---- verbs ------------------------------------------------------------------------------------
-.PHONY: all test check bench plot sanitize compat mutants format clean help
+.PHONY: all test check bench plot sanitize compat mutants docs format clean help
 
 all: $(LIBCOMMON) $(CPU_TESTS) $(BUILT_PROGRAMS) $(SKIPPED_PROGRAMS:%=skip-%) $(EXAMPLES) $(SKIPPED_EXAMPLES:%=skip-example-%) ## build everything into build/ (default)
 
@@ -320,6 +320,13 @@ mutants: ## apply each tests/mutants/*.patch to a scratch copy, rebuild its prog
 	@TC_SM="$(SM)" TC_NVCC="$(NVCC)" TC_HOST_CC="$(HOST_CC)" TC_CUDA_PATH="$(CUDA_PATH)" TC_CUDNN_PATH="$(CUDNN_PATH)" \
 		tests/mutants.sh --build $(BUILD) $(if $(SHARD),--shard $(SHARD)) \
 		$(if $(CHAPTERS_ASKED),--chapters "$(CHAPTERS_ASKED)")
+
+# docs: what the lessons generate from data: the measured tables (from docs/bench-h200.csv, between
+# <!-- table: ... --> markers) and README's support table (from the chapters' declarations and the
+# programs' --list, so the programs are built first); prose figures are only checked (make test)
+docs: $(BUILT_PROGRAMS) ## rewrite the generated tables of the lessons (docs/bench-h200.csv) and README's support table (the declarations)
+	python3 tests/doc_numbers.py --write
+	python3 tests/support_table.py --write --bin $(BUILD)/bin
 
 format: ## apply .clang-format to every C, CUDA and header file
 	clang-format -i $(sort $(wildcard common/*.[ch] common/*.cu common/*.cuh tests/*.[ch] */*.c */*.h */*.cu */*.cuh))

@@ -86,6 +86,11 @@ struct tc_gemm_variant {
     /* Enqueues the GEMM on stream; must not synchronise or allocate. */
     void (*launch)(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
     void (*release)(const tc_gemm_variant *v, tc_gemm_problem *p); /* optional */
+    /* Optional: after a checked case's launches (the stream synchronised), NULL when the state
+     * they leave for the next launch is what the launcher promises (a workspace's flags back to
+     * zero), else what is wrong: the case fails. A second launch on the same data cannot show a
+     * stale flag, since it finds the same partial sums. */
+    const char *(*check_state)(const tc_gemm_variant *v, const tc_gemm_problem *p);
     const void *impl; /* chapter data for the launcher */
     /* the code the variant needs beyond min_cc: "90a" (arch-specific, wgmma) or "90" (sm_90 code
      * or newer); NULL: none. The driver skips it, with the reason, when this build's code for

@@ -269,7 +269,7 @@ forced_count() { # program variant
     done
     echo 0
 }
-is_gemm() { # program: its driver is the GEMM driver (42 cases per run)
+is_gemm() { # program: its driver is the GEMM driver (43 cases per run)
     local s
     for s in ${prog_srcs[$1]}; do grep -qs 'tc_gemm_main' "$top/${prog_dir[$1]}/$s" && return 0; done
     return 1

@@ -5,7 +5,10 @@
 # Runs, printing one line per test:
 #   1. the CPU unit tests: every --unit program (common/unit.h) is asked for its --list, and each
 #      test runs as its own process;
-#   then the Markdown files' links and paths (tests/check_docs.sh), and the mutation suite's patches:
+#   then the Markdown files' links and paths (tests/check_docs.sh); the lessons' figures and tables
+#   against docs/bench-h200.csv (tests/doc_numbers.py, and test_doc_numbers.sh: it fails on a wrong
+#   one), every exercise's solution (tests/exercises.py) and README's support table
+#   (tests/support_table.py, when every program is built); and the mutation suite's patches:
 #   each has a well-formed header and applies to this tree (tests/mutants.sh --check; `make mutants`
 #   runs them, on a GPU);
 #   2. every --chapter built on its own: the folder and common/ copied into an empty temporary
@@ -101,6 +104,37 @@ if out=$("$(dirname "$0")/check_docs.sh" 2>&1); then
 else
     result FAIL "docs: links and paths"
     printf '%s\n' "$out" | sed 's/^/     | /'
+fi
+
+# ---- the lessons' numbers, exercises and support table (make docs rewrites what is generated) ------
+here=$(dirname "$0")
+if ! command -v python3 >/dev/null 2>&1; then
+    result FAIL "docs: numbers, exercises, support table" "python3 is missing (the checks are Python)"
+else
+    if out=$(python3 "$here/doc_numbers.py" 2>&1); then
+        result PASS "docs: figures and tables match the record" "$(printf '%s' "$out" | tail -n 1)"
+    else
+        result FAIL "docs: figures and tables match the record" "(make docs rewrites stale tables)"
+        printf '%s\n' "$out" | sed 's/^/     | /'
+    fi
+    if out=$(bash "$here/test_doc_numbers.sh" 2>&1); then
+        result PASS "docs: the figure checker fails on wrong numbers" ""
+    else
+        result FAIL "docs: the figure checker fails on wrong numbers"
+        printf '%s\n' "$out" | sed 's/^/     | /'
+    fi
+    if out=$(python3 "$here/exercises.py" 2>&1); then
+        result PASS "docs: every exercise has a solution" "$(printf '%s' "$out" | tail -n 1)"
+    else
+        result FAIL "docs: every exercise has a solution"
+        printf '%s\n' "$out" | sed 's/^/     | /'
+    fi
+    out=$(python3 "$here/support_table.py" --bin "$build/bin" 2>&1)
+    case $? in
+    0) result PASS "docs: the support table is as declared" "$out" ;;
+    77) printf '%-4s %-58s %s\n' note "docs: the support table" "not checked: $out" ;;
+    *) result FAIL "docs: the support table is as declared" "$out" ;;
+    esac
 fi
 
 # ---- the mutation suite: every patch of tests/mutants/ still applies (make mutants runs them) ------

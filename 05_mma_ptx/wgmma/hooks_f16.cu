@@ -218,6 +218,24 @@ extern "C" void hook_v6_streamk_launch(const tc_gemm_variant *v, const tc_gemm_p
     TC_CUDA_CHECK(is_bf16(v) ? wgmma_v6_streamk_run<__nv_bfloat16>(plan, p->alpha, p->beta, stream)
                              : wgmma_v6_streamk_run<__half>(plan, p->alpha, p->beta, stream));
 }
+/* every launch leaves the workspace's flags at 0 (the finisher lowers each one it waited for) */
+extern "C" const char *hook_v6_streamk_check_state(const tc_gemm_variant *v,
+                                                   const tc_gemm_problem *p)
+{
+    static char why[96];
+    const wgmma_v6_streamk_plan *plan = (const wgmma_v6_streamk_plan *)p->plan;
+    int *flags = (int *)malloc(plan->grid * sizeof *flags);
+    if (!flags) return "out of host memory";
+    TC_CUDA_CHECK(
+        cudaMemcpy(flags, plan->flags, plan->grid * sizeof *flags, cudaMemcpyDeviceToHost));
+    unsigned raised = 0;
+    for (unsigned b = 0; b < plan->grid; b++) raised += flags[b] != 0;
+    free(flags);
+    if (!raised) return NULL;
+    snprintf(why, sizeof why, "%u of the %u blocks' stream-K flags are still raised", raised,
+             plan->grid);
+    return why;
+}
 extern "C" void hook_v6_streamk_release(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
     wgmma_v6_streamk_plan *plan = (wgmma_v6_streamk_plan *)p->plan;

@@ -36,6 +36,7 @@ const char *hook_v6_streamk_prepare(const tc_gemm_variant *v, tc_gemm_problem *p
 void hook_v6_streamk_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
                             cudaStream_t stream);
 void hook_v6_streamk_release(const tc_gemm_variant *v, tc_gemm_problem *p);
+const char *hook_v6_streamk_check_state(const tc_gemm_variant *v, const tc_gemm_problem *p);
 
 /* the FP8 track (hooks_fp8.cu) */
 const char *hook_fp8_v1_promote_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);

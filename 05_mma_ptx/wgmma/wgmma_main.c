@@ -100,7 +100,8 @@ static const tc_gemm_variant variants[] = {
      .release = hook_release_plan, FORCE_ONE},
     {.name = "v6_streamk", F16_ROW, TMA_16BIT, .description = V6_WHAT,      /* wgmma/v6_streamk.cuh */
      .prepare = hook_v6_streamk_prepare, .launch = hook_v6_streamk_launch,
-     .release = hook_v6_streamk_release, FORCE_GRID},
+     .release = hook_v6_streamk_release, FORCE_GRID,
+     .check_state = hook_v6_streamk_check_state},
 
     /* bf16 in: the same rungs */
     {.name = "cublas_bf16f32", .precision = "bf16f32", .problem = "BF16 GEMM", CUBLAS_ROW,
@@ -121,7 +122,8 @@ static const tc_gemm_variant variants[] = {
      .release = hook_release_plan, FORCE_ONE},
     {.name = "v6_streamk_bf16", BF16_ROW, TMA_16BIT, .description = V6_WHAT,
      .prepare = hook_v6_streamk_prepare, .launch = hook_v6_streamk_launch,
-     .release = hook_v6_streamk_release, FORCE_GRID},
+     .release = hook_v6_streamk_release, FORCE_GRID,
+     .check_state = hook_v6_streamk_check_state},
 
     /* FP8 (e4m3, e5m2) in, f32 accumulate and out */
     {.name = "cublaslt_e4m3f32", .precision = "e4m3f32", .min_cc = 89, .a_layout = ROW,
