@@ -142,9 +142,9 @@ static const tc_gemm_variant variants[] = {
     MODE(.name = "f64_pedantic",  .precision = "f64",      .min_cc = 70, .impl = &m_f64_pedantic,
          .description = "f64 A,B,C, COMPUTE_64F_PEDANTIC"),
 #if CUBLAS_VER_MAJOR >= 13
-    MODE(.name = "f64_emu_default", .precision = "f64",    .min_cc = 70, .impl = &m_f64_fixedpoint,
+    MODE(.name = "f64_emu_default", .precision = "f64",    .min_cc = 75, .impl = &m_f64_fixedpoint,
          .description = "f64, COMPUTE_64F_EMULATED_FIXEDPOINT, default strategy"),
-    MODE(.name = "f64_emu_eager", .precision = "f64",      .min_cc = 70,
+    MODE(.name = "f64_emu_eager", .precision = "f64",      .min_cc = 75,
          .impl = &m_f64_fixedpoint_eager,
          .description = "f64 emulated with int8 products: FIXEDPOINT, EAGER strategy"),
     MODE(.name = "f32_bf16x9_eager", .precision = "f32",   .min_cc = 80,
