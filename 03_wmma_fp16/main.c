@@ -16,11 +16,14 @@
 
 // clang-format off
 #define ROW TC_ROW_MAJOR
+/* the arithmetic --test checks bit for bit on an sm_90 GPU (tc_gemm_emulation): every rung keeps
+ * one chain of mma_sync per element of C over all of K, each a k = 16 f16 instruction */
+static const tc_gemm_emulation chain_f16 = {.model = "f16f32", .cc = 90, .k_run = 0};
 /* A rung: what every rung shares, then its own fields */
 #define RUNG(...)                                                                                  \
     {.precision = "f16f32", .a_layout = ROW, .b_layout = ROW, .c_layout = ROW,                     \
      .problem = "FP16 GEMM", .baseline = "cublas_f16f32", .release = hook_release_plan,            \
-     __VA_ARGS__}
+     .emulation = &chain_f16, __VA_ARGS__}
 
 /* the run-time choice --test forces (tc_gemm_variant.forced_names): v5_dbuf's ring depth */
 static const char *const v5_stages[] = {"5stages", "3stages"};

@@ -53,6 +53,18 @@
      .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, .release = tc_cublas_release,       \
      __VA_ARGS__}
 
+/* the arithmetic --test checks bit for bit on an sm_90 GPU (tc_gemm_emulation): the TF32 rungs
+ * keep one chain of k = 8 instructions per element of C over all of K (the values as the row
+ * rounds them: to nearest by the kernel, or truncated by the tensor core); v8 sums its three
+ * word products of each k-tile of 32 in one chain (small x big, big x small, big x big per
+ * k-step) and adds the k-tiles in f32 */
+static const tc_gemm_emulation chain_tf32 = {.model = "tf32f32", .cc = 90, .k_run = 0};
+static const tc_gemm_emulation chain_wg_tf32 = {.model = "wg_tf32f32", .cc = 90, .k_run = 0};
+static const int v8_products[] = {1, 0, 0, 1, 0, 0};
+static const tc_gemm_emulation v8_words = {.model = "wg_tf32f32", .cc = 90, .k_run = 32,
+                                           .words = TC_GEMM_WORDS_TF32X2, .pairs = v8_products,
+                                           .n_pairs = 3};
+
 static const tc_gemm_variant variants[] = {
     CUBLAS(.name = "cublas_f32",  .precision = "f32",      .problem = "FP32 GEMM",
            .impl = &tc_cublas_f32,
@@ -66,16 +78,18 @@ static const tc_gemm_variant variants[] = {
     RUNG(.name = "v1_naive",      .precision = "tf32",     .problem = "TF32 GEMM",
          .baseline = "cublas_tf32", .mult_m = 16, .mult_n = 16, .mult_k = 8,
          .align_ab = {.ptr = 32, .ld = 16}, .align_c = {.ptr = 32, .ld = 16},
-         .prepare = tf32_v1_prepare, .launch = tf32_v1_launch,
+         .prepare = tf32_v1_prepare, .launch = tf32_v1_launch, .emulation = &chain_tf32,
          .description = "one warp per 16x16 tile, fragments from global memory"),
     RUNG(.name = "v2_smem",       .precision = "tf32",     .problem = "TF32 GEMM",
-         .baseline = "cublas_tf32", .launch = tf32_v2_launch,
+         .baseline = "cublas_tf32", .launch = tf32_v2_launch, .emulation = &chain_tf32,
          .description = "128x64 block tile, 32x32 warp tiles, padded smem, sync loads"),
     RUNG(.name = "v3_pipeline",   .precision = "tf32",     .problem = "TF32 GEMM",
          .baseline = "cublas_tf32", .prepare = tf32_v3_prepare, .launch = tf32_v3_launch,
+         .emulation = &chain_tf32,
          .description = "128x128 tile, 64x32 warp tiles, 3-stage cp.async pipeline"),
     RUNG(.name = "v4_dbuf",       .precision = "tf32",     .problem = "TF32 GEMM",
          .baseline = "cublas_tf32", .prepare = tf32_v4_prepare, .launch = tf32_v4_launch,
+         .emulation = &chain_tf32,
          .description = "128x256 tile, 64x64 warps, fragments double-buffered, grouped"),
     RUNG(.name = "v5_3xtf32",     .precision = "3xtf32",   .problem = "FP32 GEMM",
          .baseline = "cublas_f32",  .prepare = tf32_v5_prepare, .launch = tf32_v5_launch,
@@ -86,6 +100,7 @@ static const tc_gemm_variant variants[] = {
     RUNG_KMAJOR(.name = "v6_mma_tf32", .precision = "tf32_rz", .problem = "TF32 GEMM (B K-major)",
                 .min_cc = 80, .baseline = "cublas_tf32_kmajor",
                 .prepare = tf32_v6_prepare, .launch = tf32_v6_launch, .release = tf32_v6_release,
+                .emulation = &chain_tf32,
                 .description = "mma.sync m16n8k8 tf32 (k = 8), 05's cp.async pipeline, B K-major"),
     CUBLAS_KMAJOR(.name = "cublas_f32_kmajor", .precision = "f32", .problem = "FP32 GEMM (B K-major)",
                   .impl = &tc_cublas_f32,
@@ -94,10 +109,12 @@ static const tc_gemm_variant variants[] = {
                 .min_cc = 90, .target = "90a", .baseline = "cublas_tf32_kmajor", .mult_k = 4,
                 .align_ab = {.ptr = 16, .ld = 16},
                 .prepare = tf32_v7_prepare, .launch = tf32_v7_launch, .release = tf32_v7_release,
+                .emulation = &chain_wg_tf32,
                 .description = "sm_90a: wgmma m64n256k8 tf32 (truncated inputs), 05's v4 pipeline"),
     RUNG_KMAJOR(.name = "v8_3xtf32_fast", .precision = "3xtf32", .problem = "FP32 GEMM (B K-major)",
                 .min_cc = 90, .target = "90a", .baseline = "cublas_f32_kmajor",
                 .prepare = tf32_v8_prepare, .launch = tf32_v8_launch, .release = tf32_v8_release,
+                .emulation = &v8_words,
                 .description = "sm_90a: 3xTF32 on wgmma: a split pass, 3 products, f32 flush per k-tile"),
 };
 // clang-format on

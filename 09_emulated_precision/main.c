@@ -43,6 +43,18 @@
     RUNG(.name = NAME, .precision = ROWNAME, .impl = IMPL, .prepare = oz2_prepare,                 \
          .launch = oz2_launch, .release = oz2_release, __VA_ARGS__)
 
+/* the arithmetic --test checks bit for bit on an sm_90 GPU (tc_gemm_emulation): v4's words
+ * (bf16 to nearest even, word 0 the largest) and their products per k-step, smallest first, as
+ * bf16x.cu issues them, summed in one chain per k-tile of 64, the k-tiles added in f32 */
+static const int x6_products[] = {2, 0, 0, 2, 1, 1, 1, 0, 0, 1, 0, 0};
+static const int x9_products[] = {2, 2, 2, 1, 1, 2, 2, 0, 0, 2, 1, 1, 1, 0, 0, 1, 0, 0};
+static const tc_gemm_emulation x6_words = {.model = "wg_bf16f32", .cc = 90, .k_run = 64,
+                                           .words = TC_GEMM_WORDS_BF16X3, .pairs = x6_products,
+                                           .n_pairs = 6};
+static const tc_gemm_emulation x9_words = {.model = "wg_bf16f32", .cc = 90, .k_run = 64,
+                                           .words = TC_GEMM_WORDS_BF16X3, .pairs = x9_products,
+                                           .n_pairs = 9};
+
 static const tc_gemm_variant variants[] = {
     {.name = "cublas_f64", .precision = "f64", .min_cc = 80, .a_layout = ROW, .b_layout = COL,
      .c_layout = ROW, .problem = "FP64 GEMM", .impl = &tc_cublas_f64,
@@ -75,9 +87,9 @@ static const tc_gemm_variant variants[] = {
           .description = "f32 as 3 bf16 words, 6 word products (3 bf16 GEMMs), f32 accumulate"),
     BF16X("v3_bf16x9", "bf16x9", &bf_terms_9,
           .description = "f32 as 3 bf16 words, all 9 word products (5 bf16 GEMMs)"),
-    BF16X_FAST("v4_bf16x6_fast", "bf16x6", &bf_terms_6,
+    BF16X_FAST("v4_bf16x6_fast", "bf16x6", &bf_terms_6, .emulation = &x6_words,
           .description = "sm_90a: the 3 words on wgmma, 6 products, f32 total per k-tile of 64"),
-    BF16X_FAST("v4_bf16x9_fast", "bf16x9", &bf_terms_9,
+    BF16X_FAST("v4_bf16x9_fast", "bf16x9", &bf_terms_9, .emulation = &x9_words,
           .description = "sm_90a: the 3 words on wgmma, 9 products, f32 total per k-tile of 64"),
 };
 // clang-format on

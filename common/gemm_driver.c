@@ -380,13 +380,67 @@ static int model_format(tc_dtype t)
     case TC_BF16: return TC_FMT_BF16;
     case TC_E4M3: return TC_FMT_E4M3;
     case TC_E5M2: return TC_FMT_E5M2;
+    case TC_F32: return TC_FMT_TF32; /* f32 data on tf32 instructions: their 13 low bits unread */
     default: return -1;
     }
 }
 
 static uint32_t element_bits(const void *h, tc_dtype t, size_t idx)
 {
-    return tc_dtype_size(t) == 1 ? ((const uint8_t *)h)[idx] : ((const uint16_t *)h)[idx];
+    switch (tc_dtype_size(t)) {
+    case 1: return ((const uint8_t *)h)[idx];
+    case 2: return ((const uint16_t *)h)[idx];
+    default: return ((const uint32_t *)h)[idx];
+    }
+}
+
+enum { MAX_WORDS = 3 };
+/* the words of the f32 value with bits x, as the chapters' split passes make them */
+static void split_words(tc_gemm_words how, uint32_t x, uint32_t w[MAX_WORDS])
+{
+    float rest;
+    memcpy(&rest, &x, sizeof rest);
+    if (how == TC_GEMM_WORDS_TF32X2) {
+        const float big = tc_f32_to_tf32_rna(rest), small = tc_f32_to_tf32_rna(rest - big);
+        memcpy(&w[0], &big, sizeof big);
+        memcpy(&w[1], &small, sizeof small);
+        return;
+    }
+    for (int p = 0; p < MAX_WORDS; p++) { /* TC_GEMM_WORDS_BF16X3 */
+        w[p] = tc_f32_to_bf16(rest);
+        rest -= tc_bf16_to_f32((uint16_t)w[p]); /* exact */
+    }
+}
+
+/* the format the model must read: the stored one, or the words' */
+static int emulated_format(const tc_gemm_emulation *em, tc_dtype in)
+{
+    return em->words == TC_GEMM_WORDS_TF32X2   ? (in == TC_F32 ? TC_FMT_TF32 : -1)
+           : em->words == TC_GEMM_WORDS_BF16X3 ? (in == TC_F32 ? TC_FMT_BF16 : -1)
+                                               : model_format(in);
+}
+
+/* NULL when the variant's emulation can check it, else why not (a mistake in the variant table,
+ * found when the program starts) */
+static const char *emulation_misfit(const tc_gemm_variant *v)
+{
+    static char why[200];
+    const tc_gemm_emulation *em = v->emulation;
+    const tc_model_params *model = em ? tc_model_recorded_sm90(em->model) : NULL;
+    const tc_precision *prec = tc_precision_get(v->precision);
+    const int word_pairs_ok = !em || !em->words || (em->pairs && em->n_pairs >= 1);
+    int pairs_in_range = 1;
+    for (int i = 0; word_pairs_ok && em && em->words && i < 2 * em->n_pairs; i++)
+        pairs_in_range &=
+            em->pairs[i] >= 0 && em->pairs[i] < (em->words == TC_GEMM_WORDS_TF32X2 ? 2 : MAX_WORDS);
+    if (model && prec && emulated_format(em, prec->in) == (int)model->in &&
+        model->out == TC_FMT_F32 && prec->out == TC_F32 && !(em->words && prec->in_round) &&
+        word_pairs_ok && pairs_in_range && em->k_run >= 0 && em->k_run % model->k == 0)
+        return NULL;
+    snprintf(why, sizeof why,
+             "%s: its emulation (model %s, runs of %d) does not fit its precision %s", v->name,
+             em ? em->model : "none", em ? em->k_run : 0, v->precision);
+    return why;
 }
 
 long tc_gemm_exact_mismatches(const tc_gemm_variant *v, const tc_gemm_problem *p, const void *h_a,
@@ -394,19 +448,26 @@ long tc_gemm_exact_mismatches(const tc_gemm_variant *v, const tc_gemm_problem *p
                               const tc_sample *sample, char *message, size_t size)
 {
     const tc_gemm_emulation *em = v->emulation;
-    const tc_model_params *model = em ? tc_model_recorded_sm90(em->model) : NULL;
     const tc_precision *prec = p->prec;
-    if (!model || model_format(prec->in) != (int)model->in || model->out != TC_FMT_F32 ||
-        prec->out != TC_F32 || prec->in_round) {
-        snprintf(message, size, "the variant's emulation (%s) does not fit its precision %s",
-                 em ? em->model : "none", prec->name);
+    const char *misfit = emulation_misfit(v);
+    if (misfit) {
+        snprintf(message, size, "%s", misfit);
         return -1;
     }
+    const tc_model_params *model = tc_model_recorded_sm90(em->model);
     const long K = p->K,
                n = sample->n < TC_GEMM_EXACT_ELEMENTS ? sample->n : TC_GEMM_EXACT_ELEMENTS;
     const int alpha1_beta0 = p->alpha == 1.0f && p->beta == 0.0f;
+    const int words = em->words == TC_GEMM_WORDS_TF32X2   ? 2
+                      : em->words == TC_GEMM_WORDS_BF16X3 ? 3
+                                                          : 1;
     uint32_t *a = (uint32_t *)tc_xmalloc((size_t)K * sizeof *a);
     uint32_t *b = (uint32_t *)tc_xmalloc((size_t)K * sizeof *b);
+    uint32_t *aw[MAX_WORDS] = {a}, *bw[MAX_WORDS] = {b};
+    for (int w = 1; w < words; w++) {
+        aw[w] = (uint32_t *)tc_xmalloc((size_t)K * sizeof *a);
+        bw[w] = (uint32_t *)tc_xmalloc((size_t)K * sizeof *b);
+    }
     long bad = 0, bad_i = 0, bad_j = 0;
     float bad_got = 0, bad_want = 0;
     for (long t = 0; t < n; t++) {
@@ -420,7 +481,18 @@ long tc_gemm_exact_mismatches(const tc_gemm_variant *v, const tc_gemm_problem *p
                 h_b, prec->in,
                 (size_t)(v->b_layout == TC_ROW_MAJOR ? k * p->ldb + j : j * p->ldb + k));
         }
-        const uint32_t bits = tc_model_gemm_dot(model, a, b, (int)K, em->k_run);
+        if (em->words)
+            for (long k = 0; k < K; k++) {
+                uint32_t wa[MAX_WORDS], wb[MAX_WORDS];
+                split_words(em->words, a[k], wa);
+                split_words(em->words, b[k], wb);
+                for (int w = 0; w < words; w++) aw[w][k] = wa[w], bw[w][k] = wb[w];
+            }
+        const uint32_t bits = em->words
+                                  ? tc_model_gemm_dot_words(model, (const uint32_t *const *)aw,
+                                                            (const uint32_t *const *)bw, em->pairs,
+                                                            em->n_pairs, (int)K, em->k_run)
+                                  : tc_model_gemm_dot(model, a, b, (int)K, em->k_run);
         float total;
         memcpy(&total, &bits, sizeof total);
         const size_t ci = (size_t)(v->c_layout == TC_ROW_MAJOR ? i * p->ldc + j : j * p->ldc + i);
@@ -437,6 +509,7 @@ long tc_gemm_exact_mismatches(const tc_gemm_variant *v, const tc_gemm_problem *p
         }
         if (!ok && bad++ == 0) bad_i = i, bad_j = j, bad_got = got, bad_want = want;
     }
+    for (int w = 1; w < words; w++) free(aw[w]), free(bw[w]);
     free(a), free(b);
     if (bad)
         snprintf(message, size,
@@ -768,12 +841,16 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
             continue;
         }
         if (v->emulation) {
-            char run[24] = "all K";
-            if (v->emulation->k_run) snprintf(run, sizeof run, "%d", v->emulation->k_run);
-            if (exact_cc == v->emulation->cc)
+            const tc_gemm_emulation *em = v->emulation;
+            char run[24] = "all K", words[64] = "";
+            if (em->k_run) snprintf(run, sizeof run, "%d", em->k_run);
+            if (em->words)
+                snprintf(words, sizeof words, " on %s words (%d word products a k-step)",
+                         em->words == TC_GEMM_WORDS_TF32X2 ? "2 tf32" : "3 bf16", em->n_pairs);
+            if (exact_cc == em->cc)
                 printf("note %-18s exact check: up to %d elements a case against the emulation "
-                       "of %s in runs of %s products\n",
-                       v->name, TC_GEMM_EXACT_ELEMENTS, v->emulation->model, run);
+                       "of %s%s in runs of %s products\n",
+                       v->name, TC_GEMM_EXACT_ELEMENTS, em->model, words, run);
             else
                 printf("note %-18s no exact check: the record of %s is of sm_%d\n", v->name,
                        v->emulation->model, v->emulation->cc);
@@ -1013,6 +1090,14 @@ int tc_gemm_main_built(int argc, char **argv, const tc_gemm_chapter *chapter, co
         filled.n_bench_sizes = TC_COUNT(standard_bench_sizes);
     }
     const tc_gemm_chapter *ch = &filled;
+    /* a variant table whose emulation cannot check its row is a mistake: say so at once */
+    for (int i = 0; i < ch->n_variants; i++) {
+        const char *misfit = ch->variants[i].emulation ? emulation_misfit(&ch->variants[i]) : NULL;
+        if (misfit) {
+            fprintf(stderr, "%s: error in the variant table: %s\n", ch->name, misfit);
+            return TC_EXIT_WRONG;
+        }
+    }
     /* --inputs belongs to the driver: every GEMM chapter takes it */
     static const tc_cli_flag flags[] = {
         {.name = "--inputs",

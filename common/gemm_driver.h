@@ -54,10 +54,24 @@ typedef struct {
  * the kernel read: bit for bit when alpha = 1 and beta = 0, otherwise within the three roundings
  * of alpha total + beta C. So a changed promotion interval, a dropped or repeated k-step, or a
  * run boundary moved by one k-step fails, where the FP64 reference's tolerance cannot tell. */
+/* A kernel on several narrow words per f32 value (chapter 04's 3xTF32, 09's bf16xN) computes the
+ * words on the GPU first; the emulation makes the same words on the host: */
+typedef enum {
+    TC_GEMM_WORDS_NONE,   /* the inputs are read as stored */
+    TC_GEMM_WORDS_TF32X2, /* big = tf32(x), small = tf32(x - big), to nearest, ties away */
+    TC_GEMM_WORDS_BF16X3  /* word p = bf16(x - the words before it), to nearest even */
+} tc_gemm_words;
+
 typedef struct {
     const char *model; /* the recorded fit, by chapter 08's variant name ("wg_e4m3f32") */
     int cc;            /* the GPU generation the record holds for: 90 */
     int k_run;         /* products per run before the f32 add; 0: all of K */
+    /* words: per k-step of a run, one instruction per (A word, B word) pair of `pairs` (n_pairs
+     * pairs, in issue order, word 0 the largest), all into the run's chain
+     * (tc_model_gemm_dot_words) */
+    tc_gemm_words words;
+    const int *pairs;
+    int n_pairs;
 } tc_gemm_emulation;
 #define TC_GEMM_EXACT_ELEMENTS 256
 

@@ -545,6 +545,45 @@ uint32_t tc_model_gemm_dot(const tc_model_params *p, const uint32_t *a, const ui
     return bits;
 }
 
+uint32_t tc_model_gemm_dot_words(const tc_model_params *p, const uint32_t *const *a,
+                                 const uint32_t *const *b, const int *pairs, int n_pairs, int k,
+                                 int k_run)
+{
+    const int run = k_run > 0 ? k_run : (k + p->k - 1) / p->k * p->k;
+    /* one run's instructions in the order they are issued: per k-step, every word product */
+    const size_t most = (size_t)((run + p->k - 1) / p->k) * (size_t)n_pairs * (size_t)p->k;
+    uint32_t *sa = (uint32_t *)malloc(most * sizeof *sa),
+             *sb = (uint32_t *)malloc(most * sizeof *sb);
+    if (!sa || !sb) {
+        free(sa), free(sb);
+        return tc_fmt_nan_bits(p->out);
+    }
+    float total = 0.0f;
+    for (int i0 = 0; i0 < k; i0 += run) {
+        const int len = k - i0 < run ? k - i0 : run, steps = (len + p->k - 1) / p->k;
+        size_t n = 0;
+        for (int s = 0; s < steps; s++)
+            for (int w = 0; w < n_pairs; w++)
+                for (int q = 0; q < p->k; q++, n++) {
+                    const int i = s * p->k + q; /* within the run */
+                    sa[n] = i < len ? a[pairs[2 * w]][i0 + i] : 0;
+                    sb[n] = i < len ? b[pairs[2 * w + 1]][i0 + i] : 0;
+                }
+        const uint32_t sum = tc_model_dot(p, sa, sb, (int)n, 0);
+        if (k_run <= 0) { /* one run: its sum is the result */
+            free(sa), free(sb);
+            return sum;
+        }
+        float x;
+        memcpy(&x, &sum, sizeof x);
+        total += x; /* the CUDA cores' FADD: IEEE binary32, rounded to nearest even */
+    }
+    free(sa), free(sb);
+    uint32_t bits;
+    memcpy(&bits, &total, sizeof bits);
+    return bits;
+}
+
 double tc_exact_dot(tc_fmt in, tc_fmt out, const uint32_t *a, const uint32_t *b, int k, uint32_t c)
 {
     tc_model_params p;

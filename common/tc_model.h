@@ -212,6 +212,14 @@ uint32_t tc_model_dot(const tc_model_params *p, const uint32_t *a, const uint32_
  * must be f32 when runs are added. */
 uint32_t tc_model_gemm_dot(const tc_model_params *p, const uint32_t *a, const uint32_t *b, int k,
                            int k_run);
+/* The same for a GEMM on several words per value (chapter 04's 3xTF32, 09's bf16xN): a[w] and b[w]
+ * are word w of the row of A and of the column of B (k elements each, word 0 the largest); each
+ * run issues, per k-step of p->k products, one instruction per word product of `pairs` (n_pairs
+ * (A word, B word) pairs, in issue order), all into one chain from a zero accumulator; the runs'
+ * sums are added in f32 as above (k_run = 0: one run of all of k, its sum the result). */
+uint32_t tc_model_gemm_dot_words(const tc_model_params *p, const uint32_t *const *a,
+                                 const uint32_t *const *b, const int *pairs, int n_pairs, int k,
+                                 int k_run);
 /* The exact value of c + sum a[i]*b[i] rounded once to the nearest double (ties to even): the
  * reference for error measurements (inf/NaN when an input is). */
 double tc_exact_dot(tc_fmt in, tc_fmt out, const uint32_t *a, const uint32_t *b, int k, uint32_t c);

@@ -1,8 +1,9 @@
 /* tests/test_gemm_exact.c - the GEMM driver's exact check (tc_gemm_exact_mismatches), on the CPU:
  * a C computed here, with its own indexing, as the tensor cores and the promotion would compute
  * it passes in every layout; C with the promotion every 256 products instead of 128, a skipped
- * k-step, one element one ulp off, or beta ignored fails; an emulation that does not fit the
- * variant's precision is refused. What --test then adds on the GPU is only the kernel's C. */
+ * k-step, one element one ulp off, or beta ignored fails; so does a word GEMM (bf16x9, 3xTF32)
+ * with a word product dropped or replaced; an emulation that does not fit the variant's precision
+ * is refused. What --test then adds on the GPU is only the kernel's C. */
 #include "unit.h"
 
 #include "gemm_driver.h"
@@ -208,7 +209,117 @@ static int unit_gemm_exact_f16_chain(void)
     return 0;
 }
 
+/* The words and their products as chapter 09's v4_bf16x9_fast and 04's v8_3xtf32_fast issue
+ * them, computed here one instruction at a time (each one's result the next one's c) */
+static void compute_words(exact_problem *x, int n_words, const int *pairs, int n_pairs, int k_tile)
+{
+    const tc_gemm_problem *p = &x->p;
+    const tc_model_params *model = tc_model_recorded_sm90(x->em.model);
+    const int ks = model->k;
+    uint32_t *aw[3], *bw[3];
+    for (int w = 0; w < n_words; w++) {
+        aw[w] = calloc((size_t)p->K + k_tile, sizeof **aw); /* zeros past K */
+        bw[w] = calloc((size_t)p->K + k_tile, sizeof **bw);
+    }
+    for (long i = 0; i < p->M; i++)
+        for (long j = 0; j < p->N; j++) {
+            for (long k = 0; k < p->K; k++) {
+                float ra = ((const float *)x->h_a)[at(p->a_layout, p->lda, i, k)];
+                float rb = ((const float *)x->h_b)[at(p->b_layout, p->ldb, k, j)];
+                for (int w = 0; w < n_words; w++) {
+                    float va, vb;
+                    if (n_words == 2) { /* tf32 to nearest, ties away; then the remainder */
+                        va = tc_f32_to_tf32_rna(ra), vb = tc_f32_to_tf32_rna(rb);
+                    } else { /* bf16 to nearest even */
+                        va = tc_bf16_to_f32(tc_f32_to_bf16(ra));
+                        vb = tc_bf16_to_f32(tc_f32_to_bf16(rb));
+                    }
+                    ra -= va, rb -= vb;
+                    if (n_words == 2) {
+                        memcpy(&aw[w][k], &va, sizeof va);
+                        memcpy(&bw[w][k], &vb, sizeof vb);
+                    } else {
+                        aw[w][k] = tc_f32_to_bf16(va), bw[w][k] = tc_f32_to_bf16(vb);
+                    }
+                }
+            }
+            float total = 0.0f;
+            for (int k0 = 0; k0 < p->K; k0 += k_tile) {
+                uint32_t c = 0;
+                for (int s = k0; s < k0 + k_tile && s < p->K; s += ks)
+                    for (int q = 0; q < n_pairs; q++)
+                        c = tc_model_dot(model, aw[pairs[2 * q]] + s, bw[pairs[2 * q + 1]] + s, ks,
+                                         c);
+                float f;
+                memcpy(&f, &c, sizeof f);
+                total += f;
+            }
+            x->c[at(p->c_layout, p->ldc, i, j)] = total;
+        }
+    for (int w = 0; w < n_words; w++) free(aw[w]), free(bw[w]);
+}
+
+static int unit_gemm_exact_words(void)
+{
+    /* 09's nine bf16 word products, smallest first, and the list without (0, 2) (mutant 073) */
+    static const int x9[] = {2, 2, 2, 1, 1, 2, 2, 0, 0, 2, 1, 1, 1, 0, 0, 1, 0, 0};
+    static const int x9_no02[] = {2, 2, 2, 1, 1, 2, 2, 0, 1, 1, 1, 0, 0, 1, 0, 0};
+    static const int x9_order[] = {2, 2, 2, 1, 1, 2, 2, 0, 0, 2, 1, 1, 1, 0, 0, 0, 0, 1};
+    /* 04's 3xTF32: small x big, big x small, big x big */
+    static const int tf3[] = {1, 0, 0, 1, 0, 0};
+    static const int tf3_small_small[] = {1, 1, 0, 1, 0, 0}; /* mutant 010 */
+    const exact_setup bf = {.precision = "bf16x9",
+                            .model = "wg_bf16f32",
+                            .k_run = 64,
+                            .a = TC_ROW_MAJOR,
+                            .b = TC_COL_MAJOR,
+                            .c = TC_ROW_MAJOR,
+                            .M = 6,
+                            .N = 7,
+                            .K = 150,
+                            .pad = 2};
+    const exact_setup tf = {.precision = "3xtf32",
+                            .model = "wg_tf32f32",
+                            .k_run = 32,
+                            .a = TC_ROW_MAJOR,
+                            .b = TC_COL_MAJOR,
+                            .c = TC_ROW_MAJOR,
+                            .M = 5,
+                            .N = 9,
+                            .K = 100,
+                            .pad = 1};
+    char msg[256] = "";
+    exact_problem x;
+    make(&x, &bf, 5);
+    x.em.words = TC_GEMM_WORDS_BF16X3, x.em.pairs = x9, x.em.n_pairs = 9;
+    const long n_bf = (long)x.p.M * x.p.N;
+    compute_words(&x, 3, x9, 9, 64);
+    UNIT_CHECK(mismatches(&x, msg) == 0, "bf16x9 fails its own schedule: %s", msg);
+    compute_words(&x, 3, x9_no02, 8, 64);
+    const long dropped = mismatches(&x, msg);
+    compute_words(&x, 3, x9_order, 9, 64);
+    const long reordered = mismatches(&x, msg);
+    release(&x);
+    make(&x, &tf, 6);
+    x.em.words = TC_GEMM_WORDS_TF32X2, x.em.pairs = tf3, x.em.n_pairs = 3;
+    const long n_tf = (long)x.p.M * x.p.N;
+    compute_words(&x, 2, tf3, 3, 32);
+    UNIT_CHECK(mismatches(&x, msg) == 0, "3xtf32 fails its own schedule: %s", msg);
+    compute_words(&x, 2, tf3_small_small, 3, 32);
+    const long small_small = mismatches(&x, msg);
+    release(&x);
+    printf("    bf16x9 6x7x150: (0,2) dropped %ld, two products swapped %ld of %ld; 3xtf32 "
+           "5x9x100: small x small for big x small %ld of %ld\n",
+           dropped, reordered, n_bf, small_small, n_tf);
+    UNIT_CHECK(dropped >= n_bf * 3 / 4, "a dropped word product caught in %ld of %ld", dropped,
+               n_bf);
+    UNIT_CHECK(small_small >= n_tf * 3 / 4, "a wrong word product caught in %ld of %ld",
+               small_small, n_tf);
+    return 0;
+}
+
 static const tc_unit tests[] = {
+    UNIT(gemm_exact_words),
     UNIT(gemm_exact_fp8_promotion),
     UNIT(gemm_exact_f16_chain),
 };

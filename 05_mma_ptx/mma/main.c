@@ -22,13 +22,17 @@
 // clang-format off
 #define ROW TC_ROW_MAJOR
 #define COL TC_COL_MAJOR
+/* the arithmetic --test checks bit for bit on an sm_90 GPU (tc_gemm_emulation): every rung keeps
+ * one chain of m16n8k16 mma per element of C over all of K */
+static const tc_gemm_emulation chain_f16 = {.model = "f16f32", .cc = 90, .k_run = 0};
+static const tc_gemm_emulation chain_bf16 = {.model = "bf16f32", .cc = 90, .k_run = 0};
 /* what every row of a ladder shares; each row then names its rung, hooks and description */
 #define F16_ROW  .precision = "f16f32",  .min_cc = 80, .a_layout = ROW, .b_layout = COL, \
                  .c_layout = ROW, .problem = "FP16 GEMM", .baseline = "cublas_f16f32", \
-                 .impl = &mma_in_f16, .release = hook_release_plan
+                 .impl = &mma_in_f16, .release = hook_release_plan, .emulation = &chain_f16
 #define BF16_ROW .precision = "bf16f32", .min_cc = 80, .a_layout = ROW, .b_layout = COL, \
                  .c_layout = ROW, .problem = "BF16 GEMM", .baseline = "cublas_bf16f32", \
-                 .impl = &mma_in_bf16, .release = hook_release_plan
+                 .impl = &mma_in_bf16, .release = hook_release_plan, .emulation = &chain_bf16
 #define CUBLAS_ROW .min_cc = 80, .a_layout = ROW, .b_layout = COL, .c_layout = ROW, \
                    .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, \
                    .release = tc_cublas_release
