@@ -11,5 +11,8 @@ $(d)_NEEDS   := cudnn?
 # CPU tests: the bands, swap, compression, metadata and lane maps of stencil_bands.h
 $(d)_CPU_TESTS     := test_stencil.c
 $(d)_CPU_TEST_SRCS :=
+# example.cu: the fastest rung (sparse_f16) from a plain program; make test builds and runs it
+$(d)_EXAMPLE        := example.cu
+$(d)_EXAMPLE_TARGET := 80
 # make bench QUICK=1: the default shape only (the copy bound and tensor-core rates come too)
 $(d)_BENCH_QUICK := --shape Box-2D49P

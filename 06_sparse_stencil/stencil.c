@@ -412,7 +412,7 @@ typedef struct {
     const st_problem *p;
     int NY, NX, ld;
     void *d_init, *d_p, *d_q;
-    uint32_t *d_a, *d_meta;
+    void *tc_hook; /* the tensor-core rungs: the plain launcher's plan and workspace */
     st_weights_f32 wf;
     st_cudnn *cudnn;
 } run_ctx;
@@ -426,13 +426,9 @@ static void launch_step(const run_ctx *c, const void *src, void *dst, cudaStream
         st_cudnn_step(c->cudnn, src, dst, stream);
         stencil_restore_frame_launch(r, c->d_init, dst, c->NY, c->NX, c->ld, stream);
         break;
-    case RUNG_CUDA:
+    default: /* RUNG_CUDA; the tensor-core rungs run all their steps in launch_steps */
         rc = stencil_cuda_launch(r, c->p->sh->kind == STAR, src, dst, c->NY, c->NX, c->ld, &c->wf,
                                  stream);
-        break;
-    default:
-        rc = stencil_tc_launch(c->v->rung == RUNG_SPARSE, c->v->f16acc, r, src, dst, c->NY, c->NX,
-                               c->ld, c->d_a, c->d_meta, stream);
         break;
     }
     if (rc != 0) {
@@ -445,6 +441,10 @@ static void launch_step(const run_ctx *c, const void *src, void *dst, cudaStream
 static void launch_steps(void *ctx, cudaStream_t stream)
 {
     run_ctx *c = (run_ctx *)ctx;
+    if (c->tc_hook) { /* the plain launcher runs the T steps: init -> p -> q -> p ... */
+        TC_CUDA_CHECK(stencil_tc_hook_launch(c->tc_hook, c->p->T, stream));
+        return;
+    }
     const void *src = c->d_init;
     for (int s = 0; s < c->p->T; s++) {
         void *dst = s % 2 == 0 ? c->d_p : c->d_q;
@@ -539,25 +539,22 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
         snprintf(res->used, sizeof res->used, "FFMA, %s taps",
                  p->sh->kind == STAR ? "star" : "box");
     } else {
-        const int sparse = v->rung == RUNG_SPARSE, d = 2 * r + 1;
-        const size_t na = (size_t)d * 32 * (sparse ? 4 : 8), nm = (size_t)(d + 1) / 2 * 32;
-        uint32_t *a = (uint32_t *)tc_xmalloc(na * 4), *meta = (uint32_t *)tc_xmalloc(nm * 4);
-        memset(meta, 0, nm * 4);
-        if (st_pack_fragments(p->w, r, sparse, a, meta) != 0) {
-            fprintf(stderr, "internal error: the band of r = %d is not 2:4 after the swap\n", r);
-            exit(TC_EXIT_WRONG);
-        }
-        TC_CUDA_CHECK(cudaMalloc((void **)&c.d_a, na * 4));
-        TC_CUDA_CHECK(cudaMalloc((void **)&c.d_meta, nm * 4));
-        TC_CUDA_CHECK(cudaMemcpy(c.d_a, a, na * 4, cudaMemcpyHostToDevice));
-        TC_CUDA_CHECK(cudaMemcpy(c.d_meta, meta, nm * 4, cudaMemcpyHostToDevice));
-        free(a), free(meta);
+        /* the plain launcher (stencil_tc.cuh) packs the bands of the f16 weights and checks */
+        const int sparse = v->rung == RUNG_SPARSE;
+        const char *why = NULL;
+        const cudaError_t e = stencil_tc_hook_prepare(sparse, v->f16acc, r, p->w16, c.d_init, c.d_p,
+                                                      c.d_q, NY, NX, c.ld, &c.tc_hook, &why);
+        if (e == cudaErrorNotSupported)
+            snprintf(res->why, sizeof res->why, "skipped: %s", why ? why : "not supported");
+        else
+            TC_CUDA_CHECK(e);
         snprintf(res->used, sizeof res->used, "%s, %d regs",
                  sparse ? "HMMA.SP m16n8k32" : "HMMA m16n8k16",
                  stencil_tc_registers(sparse, v->f16acc, r));
     }
 
-    if (v->rung != RUNG_CUDNN || c.cudnn) {
+    const int tc = v->rung == RUNG_DENSE || v->rung == RUNG_SPARSE;
+    if ((v->rung != RUNG_CUDNN || c.cudnn) && (!tc || c.tc_hook)) {
         /* after cuDNN's measured search, which writes d_p */
         TC_CUDA_CHECK(cudaMemcpy(c.d_p, h_start, bytes, cudaMemcpyHostToDevice));
         TC_CUDA_CHECK(cudaMemcpy(c.d_q, h_start, bytes, cudaMemcpyHostToDevice));
@@ -595,8 +592,7 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
     TC_CUDA_CHECK(cudaFree(c.d_init));
     TC_CUDA_CHECK(cudaFree(c.d_p));
     TC_CUDA_CHECK(cudaFree(c.d_q));
-    if (c.d_a) TC_CUDA_CHECK(cudaFree(c.d_a));
-    if (c.d_meta) TC_CUDA_CHECK(cudaFree(c.d_meta));
+    stencil_tc_hook_release(c.tc_hook);
     free(h_init), free(h_start);
 }
 

@@ -116,6 +116,7 @@
 #include <string.h>
 
 #if defined(__CUDACC__)
+#include <cuda_fp16.h> /* st_pack_f16x2 */
 #define ST_HD __host__ __device__
 #else
 #define ST_HD
@@ -265,10 +266,18 @@ static inline void st_decompress(const st_sparse_a *a, double As[ST_L][ST_K])
         }
 }
 
-/* f16 bits of a value that is exactly an f16 (the weights are rounded on the host) */
+/* f16 bits of a value that is exactly an f16 (the weights are rounded on the host). Compiled by
+ * nvcc (the plain launcher of stencil_tc.cuh packs the bands, in programs built without
+ * common/convert.c) through cuda_fp16.h: both round to nearest even, so on such values the bits
+ * are the same. */
 static inline uint32_t st_pack_f16x2(double lo, double hi)
 {
+#if defined(__CUDACC__)
+    const __half_raw l = __float2half_rn((float)lo), h = __float2half_rn((float)hi);
+    return (uint32_t)l.x | (uint32_t)h.x << 16;
+#else
     return (uint32_t)tc_f32_to_f16((float)lo) | (uint32_t)tc_f32_to_f16((float)hi) << 16;
+#endif
 }
 
 /* The four A registers of lane for one compressed matrix (sparse m16n8k32). */
@@ -296,10 +305,10 @@ static inline uint32_t st_meta_word(const st_sparse_a *a0, const st_sparse_a *a1
 /* The eight A registers of lane for the dense band (two m16n8k16: columns 0..15, then 16..31). */
 static inline void st_dense_a_words(const double A[ST_L][ST_K], int lane, uint32_t w[8])
 {
-    for (int half = 0; half < 2; half++)
+    for (int k16 = 0; k16 < 2; k16++) /* (not `half`: cuda_fp16.h's type) */
         for (int j = 0; j < 4; j++) {
-            const int row = st_frag_a_row(lane, j), col = 16 * half + st_frag_a_col(lane, j);
-            w[4 * half + j] = st_pack_f16x2(A[row][col], A[row][col + 1]);
+            const int row = st_frag_a_row(lane, j), col = 16 * k16 + st_frag_a_col(lane, j);
+            w[4 * k16 + j] = st_pack_f16x2(A[row][col], A[row][col + 1]);
         }
 }
 

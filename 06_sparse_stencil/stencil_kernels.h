@@ -1,8 +1,9 @@
 /* 06_sparse_stencil/stencil_kernels.h - the launchers of the chapter's .cu files, called by the C
  * driver stencil.c. Grids are f16, row-major with a pitch of ld halves (a multiple of 8 for every
  * kernel here); pointers are device pointers; every launcher enqueues on `stream` and returns.
- * The launchers check their arguments and return -1 for a configuration they were not built for;
- * the caller checks cudaGetLastError (TC_LAUNCH_CHECK) after every call. */
+ * The CUDA-core launchers check their arguments and return -1 for a configuration they were not
+ * built for; the caller checks cudaGetLastError (TC_LAUNCH_CHECK) after every call. The
+ * tensor-core hooks return a cudaError_t (the plain launcher's, stencil_tc.cuh). */
 #ifndef STENCIL_KERNELS_H
 #define STENCIL_KERNELS_H
 
@@ -13,15 +14,23 @@
 extern "C" {
 #endif
 
-/* ---- stencil_tc.cu: tensor cores (rungs c, d) ------------------------------------------------
- * One step out = stencil(in) on the interior cells; the frame of out is not written. sparse = 0:
- * mma.sync m16n8k16 on the dense band (a_words: 8 words per lane and dy); 1: mma.sp m16n8k32 on
- * the swapped, compressed band (4 words per lane and dy, plus meta: one word per lane and pair
- * of dy). f16acc: f16 instead of f32 accumulators. Built for r in {1, 2, 3, 7} (the radii of the
- * chapter's shapes): stencil_tc_supported says which. */
+/* ---- stencil_tc.cu: tensor cores (rungs c, d), the driver's hooks -----------------------------
+ * The plain launcher of stencil_tc.cuh for a C caller. sparse = 0: mma.sync m16n8k16 on the dense
+ * band; 1: mma.sp m16n8k32 on the swapped, compressed band. f16acc: f16 instead of f32
+ * accumulators. w16: the (2r+1)^2 weights as f16 bits. Step 1 reads `in` and writes p, then
+ * p -> q, q -> p, ...; the frame of p and q is never written. Built for r in {1, 2, 3, 7} (the
+ * radii of the chapter's shapes): stencil_tc_supported says which.
+ * stencil_tc_hook_prepare: allocates the workspace, packs the bands (stencil_tc_prepare) and
+ *   returns the hook in *hook; cudaErrorNotSupported with the reason in *why (nothing to
+ *   release), or another error.
+ * stencil_tc_hook_launch: `steps` steps on `stream` (stencil_tc_run); only launches.
+ * stencil_tc_hook_release: frees the workspace and the hook. */
 int stencil_tc_supported(int r);
-int stencil_tc_launch(int sparse, int f16acc, int r, const void *in, void *out, int NY, int NX,
-                      int ld, const uint32_t *a_words, const uint32_t *meta, cudaStream_t stream);
+cudaError_t stencil_tc_hook_prepare(int sparse, int f16acc, int r, const uint16_t *w16,
+                                    const void *in, void *p, void *q, int NY, int NX, int ld,
+                                    void **hook, const char **why);
+cudaError_t stencil_tc_hook_launch(const void *hook, int steps, cudaStream_t stream);
+void stencil_tc_hook_release(void *hook);
 /* registers per thread of the kernel (cudaFuncGetAttributes), for the --list/--test report */
 int stencil_tc_registers(int sparse, int f16acc, int r);
 

@@ -37,66 +37,81 @@
  *   Both reuse each B fragment for every (tile s, row dy) with s + dy = o: a warp's S tiles take
  *   rows S apart, so S + 2r loads feed S (2r + 1) mma (stencil_tc.cuh).
  *
+ * The kernel, its launch configuration (tc_cfg) and its plain launcher (stencil_tc_stencil, no
+ * harness types: example.cu calls it) live in stencil_tc.cuh; this file is the driver's side.
+ *
  * Minimum: sm_80 (mma.sp, cp.async); CUDA 12.5 or newer (::ordered_metadata).
  * Build and run: make; build/bin/06_sparse_stencil --variant sparse_f32 (see stencil.c). */
 #include "stencil_kernels.h"
 
 #include "stencil_tc.cuh"
 
-/* Per radius: rows per warp tile S (register budget: A takes 4 (sparse) or 8 (dense) registers
- * per dy, the accumulators 4 S), warps per block WX x WY; and per kernel the minimum of resident
- * blocks per SM that ptxas is told to fit (__launch_bounds__; 0: none, ptxas chooses). Chosen by
- * measurement (the launch-bounds experiment in NOTES.md): with no minimum every kernel but one
- * kind is fastest; dense_f16 at r = 2 and 3 gains from 4 and 3 blocks per SM; gains under 3%
- * were not taken. */
-template <int R> struct tc_cfg {
-    static constexpr int S = R <= 3 ? 8 : 4;
-    typedef tc_tile<R, S, 4, 2> tile;
-    static constexpr int min_blocks(bool sparse, bool f16acc)
-    {
-        return !sparse && f16acc && R == 2 ? 4 : !sparse && f16acc && R == 3 ? 3 : 0;
-    }
-};
-template <int R, bool SPARSE, bool F16ACC> struct tc_kernel {
-    typedef typename tc_cfg<R>::tile T;
-    static constexpr auto fn =
-        stencil_tc_kernel<T, SPARSE, F16ACC, tc_cfg<R>::min_blocks(SPARSE, F16ACC)>;
-};
+/* ---- the driver's hooks: stencil.c's tensor-core variants through the plain launcher of
+ * stencil_tc.cuh (stencil_tc_prepare, stencil_tc_run), so that --test checks what a program
+ * calling that launcher gets. The hook owns the workspace. */
+typedef struct {
+    stencil_tc_plan plan;
+    void *workspace;
+} tc_hook;
 
-template <int R, bool SPARSE, bool F16ACC>
-static void launch_r(const void *in, void *out, int NY, int NX, int ld, const uint32_t *a_words,
-                     const uint32_t *meta, cudaStream_t stream)
+template <bool SPARSE, bool F16ACC>
+static cudaError_t hook_prepare(tc_hook *h, int r, const __half *w, const __half *in, __half *p,
+                                __half *q, int NY, int NX, int ld, const char **why)
 {
-    typedef typename tc_cfg<R>::tile T;
-    const dim3 grid((unsigned)((NX + T::BX - 1) / T::BX), (unsigned)((NY + T::BY - 1) / T::BY));
-    tc_kernel<R, SPARSE, F16ACC>::fn<<<grid, T::THREADS, 0, stream>>>(
-        (const __half *)in, (__half *)out, NY, NX, ld, a_words, meta);
+    size_t bytes = 0;
+    cudaError_t e = stencil_tc_workspace_size<SPARSE>(r, &bytes);
+    if (e == cudaSuccess) e = cudaMalloc(&h->workspace, bytes);
+    if (e == cudaSuccess)
+        e = stencil_tc_prepare<SPARSE, F16ACC>(&h->plan, r, w, in, p, q, NY, NX, ld, h->workspace,
+                                               bytes);
+    if (e == cudaErrorNotSupported)
+        *why = stencil_tc_unsupported<SPARSE, F16ACC>(r, NY, NX, ld, in, p, q);
+    return e;
 }
 
-template <int R>
-static void launch_kind(int sparse, int f16acc, const void *in, void *out, int NY, int NX, int ld,
-                        const uint32_t *a_words, const uint32_t *meta, cudaStream_t stream)
+extern "C" int stencil_tc_supported(int r) { return tc_radius_built(r); }
+
+extern "C" cudaError_t stencil_tc_hook_prepare(int sparse, int f16acc, int r, const uint16_t *w16,
+                                               const void *in, void *p, void *q, int NY, int NX,
+                                               int ld, void **hook, const char **why)
 {
-    if (sparse && f16acc) launch_r<R, true, true>(in, out, NY, NX, ld, a_words, meta, stream);
-    if (sparse && !f16acc) launch_r<R, true, false>(in, out, NY, NX, ld, a_words, meta, stream);
-    if (!sparse && f16acc) launch_r<R, false, true>(in, out, NY, NX, ld, a_words, meta, stream);
-    if (!sparse && !f16acc) launch_r<R, false, false>(in, out, NY, NX, ld, a_words, meta, stream);
+    *hook = NULL, *why = NULL;
+    tc_hook *h = (tc_hook *)calloc(1, sizeof *h);
+    if (!h) return cudaErrorMemoryAllocation;
+    const __half *w = (const __half *)w16, *src = (const __half *)in;
+    __half *dp = (__half *)p, *dq = (__half *)q;
+    cudaError_t e;
+    if (sparse && f16acc)
+        e = hook_prepare<true, true>(h, r, w, src, dp, dq, NY, NX, ld, why);
+    else if (sparse)
+        e = hook_prepare<true, false>(h, r, w, src, dp, dq, NY, NX, ld, why);
+    else if (f16acc)
+        e = hook_prepare<false, true>(h, r, w, src, dp, dq, NY, NX, ld, why);
+    else
+        e = hook_prepare<false, false>(h, r, w, src, dp, dq, NY, NX, ld, why);
+    if (e != cudaSuccess) {
+        stencil_tc_hook_release(h);
+        return e;
+    }
+    *hook = h;
+    return cudaSuccess;
 }
 
-extern "C" int stencil_tc_supported(int r) { return r == 1 || r == 2 || r == 3 || r == 7; }
-
-extern "C" int stencil_tc_launch(int sparse, int f16acc, int r, const void *in, void *out, int NY,
-                                 int NX, int ld, const uint32_t *a_words, const uint32_t *meta,
-                                 cudaStream_t stream)
+extern "C" cudaError_t stencil_tc_hook_launch(const void *hook, int steps, cudaStream_t stream)
 {
-    if (!stencil_tc_supported(r) || NY < 1 || NX < 1 || ld < NX || ld % 8 != 0) return -1;
-    switch (r) {
-    case 1: launch_kind<1>(sparse, f16acc, in, out, NY, NX, ld, a_words, meta, stream); break;
-    case 2: launch_kind<2>(sparse, f16acc, in, out, NY, NX, ld, a_words, meta, stream); break;
-    case 3: launch_kind<3>(sparse, f16acc, in, out, NY, NX, ld, a_words, meta, stream); break;
-    default: launch_kind<7>(sparse, f16acc, in, out, NY, NX, ld, a_words, meta, stream); break;
-    }
-    return 0;
+    const stencil_tc_plan *plan = &((const tc_hook *)hook)->plan;
+    if (plan->sparse && plan->f16acc) return stencil_tc_run<true, true>(plan, steps, stream);
+    if (plan->sparse) return stencil_tc_run<true, false>(plan, steps, stream);
+    if (plan->f16acc) return stencil_tc_run<false, true>(plan, steps, stream);
+    return stencil_tc_run<false, false>(plan, steps, stream);
+}
+
+extern "C" void stencil_tc_hook_release(void *hook)
+{
+    tc_hook *h = (tc_hook *)hook;
+    if (!h) return;
+    if (h->workspace) (void)cudaFree(h->workspace);
+    free(h);
 }
 
 template <int R> static int regs_r(int sparse, int f16acc)

@@ -12,7 +12,16 @@
  *     D_s += A_dy B_{s+dy}    for dy = -r..r
  *
  * so B_o serves every (s, dy) with s + dy = o: S + 2r fragment loads feed S (2r + 1) mmas (r = 3,
- * S = 8: 14 loads for 56 mmas, instead of one load per mma when a tile's rows are consecutive). */
+ * S = 8: 14 loads for 56 mmas, instead of one load per mma when a tile's rows are consecutive).
+ *
+ * The plain launcher (end of file; no harness types, this folder's headers and common/ only):
+ *   stencil_tc_stencil<SPARSE, F16ACC>(r, w, in, p, q, NY, NX, ld, steps, workspace, bytes, stream)
+ * or stencil_tc_prepare<SPARSE, F16ACC>(&plan, ...) once (checks, the bands packed into the
+ * caller's workspace, stencil_tc_workspace_size bytes) and stencil_tc_run(&plan, steps, stream).
+ * SPARSE, F16ACC name the variant: <true, true> is sparse_f16, <true, false> sparse_f32, <false, ..>
+ * dense_f16 / dense_f32. Every call returns cudaSuccess, cudaErrorInvalidValue for bad sizes or
+ * pointers, cudaErrorNotSupported for a problem or GPU the kernels do not take (nothing launched;
+ * stencil_tc_unsupported says why), or the failed call's error. sm_80 or newer. */
 #ifndef STENCIL_TC_CUH
 #define STENCIL_TC_CUH
 
@@ -94,7 +103,7 @@ static __device__ __forceinline__ void tc_load_b_swapped(uint32_t (&b)[4], uint3
 
 /* One tensor-core step: out = stencil(in) on the interior cells of the block's tile.
  * MIN_BLOCKS: the __launch_bounds__ minimum of resident blocks per SM (0: none), i.e. the
- * register budget ptxas must meet (stencil_tc.cu's tc_cfg chooses it per kernel). */
+ * register budget ptxas must meet (tc_cfg below chooses it per kernel). */
 template <class T, bool SPARSE, bool F16ACC, int MIN_BLOCKS>
 __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS)
     stencil_tc_kernel(const __half *__restrict__ in, __half *__restrict__ out, int NY, int NX,
@@ -207,6 +216,184 @@ __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS)
                 if (x + q >= R && x + q < NX - R) dst[q] = src[q];
         }
     }
+}
+
+/* ---- the launch configuration (host code from here on) ---------------------------------------- */
+
+/* Per radius: rows per warp tile S (register budget: A takes 4 (sparse) or 8 (dense) registers
+ * per dy, the accumulators 4 S), warps per block WX x WY; and per kernel the minimum of resident
+ * blocks per SM that ptxas is told to fit (__launch_bounds__; 0: none, ptxas chooses). Chosen by
+ * measurement (the launch-bounds experiment in NOTES.md): with no minimum every kernel but one
+ * kind is fastest; dense_f16 at r = 2 and 3 gains from 4 and 3 blocks per SM; gains under 3%
+ * were not taken. */
+template <int R> struct tc_cfg {
+    static constexpr int S = R <= 3 ? 8 : 4;
+    typedef tc_tile<R, S, 4, 2> tile;
+    static constexpr int min_blocks(bool sparse, bool f16acc)
+    {
+        return !sparse && f16acc && R == 2 ? 4 : !sparse && f16acc && R == 3 ? 3 : 0;
+    }
+};
+template <int R, bool SPARSE, bool F16ACC> struct tc_kernel {
+    typedef typename tc_cfg<R>::tile T;
+    static constexpr auto fn =
+        stencil_tc_kernel<T, SPARSE, F16ACC, tc_cfg<R>::min_blocks(SPARSE, F16ACC)>;
+};
+
+/* the radii with kernels built: those of the chapter's shapes */
+static inline bool tc_radius_built(int r) { return r == 1 || r == 2 || r == 3 || r == 7; }
+
+/* the rows of output a block owns (BY) at radius r, and the kernel of a variant (NULL: none) */
+static inline int tc_block_rows(int r)
+{
+    return r <= 3 ? tc_cfg<3>::tile::BY : tc_cfg<7>::tile::BY;
+}
+template <bool SPARSE, bool F16ACC> static inline const void *tc_kernel_for(int r)
+{
+    switch (r) {
+    case 1: return (const void *)tc_kernel<1, SPARSE, F16ACC>::fn;
+    case 2: return (const void *)tc_kernel<2, SPARSE, F16ACC>::fn;
+    case 3: return (const void *)tc_kernel<3, SPARSE, F16ACC>::fn;
+    case 7: return (const void *)tc_kernel<7, SPARSE, F16ACC>::fn;
+    default: return NULL;
+    }
+}
+
+/* one step: one block per BX x BY tile of the output */
+template <int R, bool SPARSE, bool F16ACC>
+static void tc_launch_r(const __half *in, __half *out, int NY, int NX, int ld,
+                        const uint32_t *a_words, const uint32_t *meta, cudaStream_t stream)
+{
+    typedef typename tc_cfg<R>::tile T;
+    const dim3 grid((unsigned)((NX + T::BX - 1) / T::BX), (unsigned)((NY + T::BY - 1) / T::BY));
+    tc_kernel<R, SPARSE, F16ACC>::fn<<<grid, T::THREADS, 0, stream>>>(in, out, NY, NX, ld, a_words,
+                                                                      meta);
+}
+
+/* ---- the plain launcher ----------------------------------------------------------------------
+ * The problem: T steps of the stencil of radius r on an NY x NX f16 grid, row-major with a pitch
+ * of ld halves; each step writes the interior cells (r <= y < NY - r, r <= x < NX - r) and never
+ * the frame of width r (stencil_bands.h). w: the (2r+1)^2 weights on the host,
+ * w[(dy + r) * (2r + 1) + dx + r] (a star is a box whose other taps are 0). Device grids: step 1
+ * reads `in` and writes p, then p -> q, q -> p, ...: after T steps the result is in p (T odd) or q
+ * (T even), stencil_tc_result. p and q must hold the frame (a copy of the input does); `in` may be
+ * q (two buffers, the input overwritten) but not p. Rows 16-byte aligned: ld % 8 == 0 and the
+ * three pointers on 16-byte boundaries; the pitch padding (columns NX .. ld - 1) of all three must
+ * be finite (zeros): the tiles read it, and a zero weight times a NaN is a NaN. The workspace (device, 16-byte aligned) holds the packed
+ * bands: prepare writes it, run reads it. Kernels exist for r = 1, 2, 3, 7. */
+typedef struct {
+    int sparse, f16acc, r, NY, NX, ld;
+    const __half *in;
+    __half *p, *q;
+    const uint32_t *a_words, *meta; /* the packed bands, in the workspace */
+} stencil_tc_plan;
+
+/* NULL when the kernels can take the problem on this GPU, else why not */
+template <bool SPARSE, bool F16ACC>
+static const char *stencil_tc_unsupported(int r, int NY, int NX, int ld, const __half *in,
+                                          const __half *p, const __half *q)
+{
+    if (r < 1 || NY < 1 || NX < 1 || ld < NX) return "r, NY, NX must be at least 1, ld at least NX";
+    if (!tc_radius_built(r)) return "kernels are built for radius 1, 2, 3 and 7 only";
+    if (ld % 8 != 0) return "the pitch ld must be a multiple of 8 halves (16-byte rows)";
+    if ((uintptr_t)in % 16 || (uintptr_t)p % 16 || (uintptr_t)q % 16)
+        return "the grids must start on 16-byte boundaries";
+    if (((long)NY + tc_block_rows(r) - 1) / tc_block_rows(r) > 65535)
+        return "the grid has too many rows for one launch (65535 blocks of rows)";
+    cudaFuncAttributes fa;
+    if (cudaFuncGetAttributes(&fa, tc_kernel_for<SPARSE, F16ACC>(r)) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return "no code for this GPU in this build, or no GPU (the kernels need sm_80 or newer)";
+    }
+    return NULL;
+}
+
+/* the workspace: per stencil row dy and lane the A registers (sparse 4 words, dense 8), then
+ * (sparse) per pair of rows one metadata word per lane */
+template <bool SPARSE> static cudaError_t stencil_tc_workspace_size(int r, size_t *bytes)
+{
+    if (r < 1 || !bytes) return cudaErrorInvalidValue;
+    if (!tc_radius_built(r)) return cudaErrorNotSupported;
+    const size_t d = 2 * (size_t)r + 1;
+    *bytes = 4 * 32 * (d * (SPARSE ? 4 : 8) + (SPARSE ? (d + 1) / 2 : 0));
+    return cudaSuccess;
+}
+
+template <bool SPARSE, bool F16ACC>
+static cudaError_t stencil_tc_prepare(stencil_tc_plan *plan, int r, const __half *w,
+                                      const __half *in, __half *p, __half *q, int NY, int NX,
+                                      int ld, void *workspace, size_t bytes)
+{
+    size_t need = 0;
+    if (!plan || !w || !in || !p || !q || in == p || p == q || r < 1 || NY < 1 || NX < 1 || ld < NX)
+        return cudaErrorInvalidValue;
+    if (stencil_tc_unsupported<SPARSE, F16ACC>(r, NY, NX, ld, in, p, q))
+        return cudaErrorNotSupported;
+    cudaError_t e = stencil_tc_workspace_size<SPARSE>(r, &need);
+    if (e != cudaSuccess) return e;
+    if (!workspace || bytes < need || (uintptr_t)workspace % 16) return cudaErrorInvalidValue;
+    const int d = 2 * r + 1, n_a = SPARSE ? 4 : 8;
+    uint32_t *ws = (uint32_t *)workspace;
+#if !defined(__CUDA_ARCH__) /* the packing is host code (stencil_bands.h) */
+    /* the bands of the weights' exact values: swapped, compressed, in lane order */
+    double wd[ST_D_MAX * ST_D_MAX];
+    uint32_t words[ST_D_MAX * 32 * 8 + ST_PAIRS_MAX * 32];
+    for (int i = 0; i < d * d; i++) wd[i] = (double)__half2float(w[i]);
+    memset(words, 0, sizeof words);
+    if (st_pack_fragments(wd, r, SPARSE, words, words + d * 32 * n_a) != 0)
+        return cudaErrorNotSupported; /* a band that is not 2:4 after the swap: r > 7 */
+    e = cudaMemcpy(ws, words, need, cudaMemcpyHostToDevice);
+    /* from pageable memory the copy may still be in flight when cudaMemcpy returns: wait, so that
+     * run() on any stream reads the bands */
+    if (e == cudaSuccess) e = cudaStreamSynchronize(0);
+    if (e != cudaSuccess) return e;
+#endif
+    plan->sparse = SPARSE, plan->f16acc = F16ACC, plan->r = r;
+    plan->NY = NY, plan->NX = NX, plan->ld = ld;
+    plan->in = in, plan->p = p, plan->q = q;
+    plan->a_words = ws, plan->meta = SPARSE ? ws + d * 32 * n_a : NULL;
+    return cudaSuccess;
+}
+
+/* where the grid lies after `steps` steps of stencil_tc_run */
+static inline const __half *stencil_tc_result(const stencil_tc_plan *plan, int steps)
+{
+    return steps == 0 ? plan->in : steps % 2 ? plan->p : plan->q;
+}
+
+/* `steps` steps, one launch each, on `stream`; only launches */
+template <bool SPARSE, bool F16ACC>
+static cudaError_t stencil_tc_run(const stencil_tc_plan *plan, int steps, cudaStream_t stream)
+{
+    if (!plan || steps < 0 || plan->sparse != SPARSE || plan->f16acc != F16ACC)
+        return cudaErrorInvalidValue;
+    const stencil_tc_plan &c = *plan;
+    void (*const step)(const __half *, __half *, int, int, int, const uint32_t *, const uint32_t *,
+                       cudaStream_t) = c.r == 1   ? tc_launch_r<1, SPARSE, F16ACC>
+                                       : c.r == 2 ? tc_launch_r<2, SPARSE, F16ACC>
+                                       : c.r == 3 ? tc_launch_r<3, SPARSE, F16ACC>
+                                       : c.r == 7 ? tc_launch_r<7, SPARSE, F16ACC>
+                                                  : NULL;
+    if (!step) return cudaErrorInvalidValue;
+    for (int s = 0; s < steps; s++) {
+        const __half *src = s == 0 ? c.in : s % 2 ? c.p : c.q;
+        step(src, s % 2 ? c.q : c.p, c.NY, c.NX, c.ld, c.a_words, c.meta, stream);
+        const cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+
+/* prepare and run in one call */
+template <bool SPARSE, bool F16ACC>
+static cudaError_t stencil_tc_stencil(int r, const __half *w, const __half *in, __half *p,
+                                      __half *q, int NY, int NX, int ld, int steps, void *workspace,
+                                      size_t bytes, cudaStream_t stream)
+{
+    stencil_tc_plan plan;
+    const cudaError_t e =
+        stencil_tc_prepare<SPARSE, F16ACC>(&plan, r, w, in, p, q, NY, NX, ld, workspace, bytes);
+    return e == cudaSuccess ? stencil_tc_run<SPARSE, F16ACC>(&plan, steps, stream) : e;
 }
 
 #endif /* STENCIL_TC_CUH */
