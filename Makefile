@@ -228,7 +228,8 @@ endef
 # A chapter's example.cu ($(d)_EXAMPLE, CONTRIBUTING.md "The plain launcher"): its best rung called
 # from a plain program, built from the file alone with common/ on the include path, for the target
 # $(d)_EXAMPLE_TARGET names: an arch-specific one ("90a": built when 90 is in SM) or a minimum SM
-# ("80": every target in SM at or above it). make test runs it (tests/run_tests.sh --example).
+# ("80": every target in SM at or above it), linking $(d)_EXAMPLE_LIBS (e.g. -lcublas). make test
+# runs it (tests/run_tests.sh --example).
 EXAMPLES         :=
 SKIPPED_EXAMPLES :=
 define example_rules
@@ -241,7 +242,8 @@ ifneq ($$($(1)_EX_SMS),)
 EXAMPLES += $(BUILD)/examples/$(1)
 $(BUILD)/examples/$(1): $(1)/$$($(1)_EXAMPLE) $(FLAGS_STAMP)
 	@mkdir -p $$(@D)
-	$$(NVCC) -std=c++17 -O3 -Icommon -MMD -MP -MF $$@.d $$(call gencode,$$($(1)_EX_MIN),$$($(1)_EX_A),$$($(1)_EX_A)) -o $$@ $$<
+	$$(NVCC) -std=c++17 -O3 -Icommon -MMD -MP -MF $$@.d $$(call gencode,$$($(1)_EX_MIN),$$($(1)_EX_A),$$($(1)_EX_A)) -o $$@ $$< \
+		$$(LDFLAGS) $$($(1)_EXAMPLE_LIBS)
 	@rm -f $(BUILD)/skipped/example-$(1)
 -include $(BUILD)/examples/$(1).d
 else

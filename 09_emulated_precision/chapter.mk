@@ -10,5 +10,10 @@ $(d)_NEEDS         :=
 # CPU tests: the Ozaki scheme's model
 $(d)_CPU_TESTS     := test_ozaki.c
 $(d)_CPU_TEST_SRCS := ozaki_model.c
+# example.cu: the headline rung (v5_ozaki2_n15) from a plain program; make test builds and runs it.
+# It links cuBLAS (the int8 GEMMs): the example rule must link $(d)_EXAMPLE_LIBS.
+$(d)_EXAMPLE        := example.cu
+$(d)_EXAMPLE_TARGET := 80
+$(d)_EXAMPLE_LIBS   := -lcublas
 # make bench QUICK=1: one size
 $(d)_BENCH_QUICK   := --size 8192x8192x8192

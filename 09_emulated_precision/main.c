@@ -36,12 +36,16 @@
 #define BF16X_FAST(NAME, ROWNAME, IMPL, ...)                                                       \
     BF16X_ROW(NAME, ROWNAME, IMPL, .min_cc = 90, .target = "90a", .prepare = bf_fast_prepare,     \
               .launch = bf_fast_launch, __VA_ARGS__)
+/* the run-time choice --test forces: K cut into chunks of 64 (the chunk loop and its f64 sum) */
+static const char *const forced_chunk[] = {"kc64"};
 #define OZAKI(NAME, ROWNAME, IMPL, ...)                                                            \
     RUNG(.name = NAME, .precision = ROWNAME, .impl = IMPL, .prepare = oz_prepare,                  \
-         .launch = oz_launch, .release = oz_release, __VA_ARGS__)
+         .launch = oz_launch, .release = oz_release, .n_forced = 1,                                \
+         .forced_names = forced_chunk, __VA_ARGS__)
 #define OZAKI2(NAME, ROWNAME, IMPL, ...)                                                           \
     RUNG(.name = NAME, .precision = ROWNAME, .impl = IMPL, .prepare = oz2_prepare,                 \
-         .launch = oz2_launch, .release = oz2_release, __VA_ARGS__)
+         .launch = oz2_launch, .release = oz2_release, .n_forced = 1,                              \
+         .forced_names = forced_chunk, __VA_ARGS__)
 
 /* the arithmetic --test checks bit for bit on an sm_90 GPU (tc_gemm_emulation): v4's words
  * (bf16 to nearest even, word 0 the largest) and their products per k-step, smallest first, as

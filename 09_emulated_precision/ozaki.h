@@ -20,7 +20,8 @@ void oz_chapter_fini(void *ctx);
 /* that handle, as a void pointer to a cublasHandle_t's value (cast it back in C++ code) */
 void *oz_cublas_handle(void *chapter_ctx);
 
-/* v5_ozaki2_nN (scheme II): the variant's impl points to its moduli count and integer bits */
+/* v5_ozaki2_nN (scheme II): the variant's impl points to its moduli count and integer bits; the
+ * hooks call the rung's plain launcher (v5_ozaki2.cuh) */
 typedef struct {
     int moduli, bits;
 } oz2_variant;
