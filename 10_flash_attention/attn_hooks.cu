@@ -1,0 +1,168 @@
+/* 10_flash_attention/attn_hooks.cu - the rungs of the attention ladder as hooks of the driver's
+ * variant table (attn_variant.h): prepare() checks the problem with the rung's plain API and makes
+ * its plan or workspace (outside the timed region), launch() runs it, release() frees it. A
+ * problem a rung cannot take is reported as skipped with the rung's own reason. The kernels are
+ * in the rung files; nothing here is the lesson.
+ *
+ *   v0_unfused   v0_unfused.cuh   (cuBLAS, the handle made here once)
+ *   v1_mma       v1_mma.cuh */
+#include "attn_variant.h"
+#include "v0_unfused.cuh"
+#include "v1_mma.cuh"
+
+#include "check.h"
+
+#include <stdlib.h>
+
+static bool is_bf16(const attn_run *r) { return r->type == TC_BF16; }
+
+extern "C" void *attn_hooks_init(void)
+{
+    cublasHandle_t h = NULL;
+    TC_CUBLAS_CHECK(cublasCreate(&h));
+    return (void *)h;
+}
+
+extern "C" void attn_hooks_fini(void *libs)
+{
+    if (libs) TC_CUBLAS_CHECK(cublasDestroy((cublasHandle_t)libs));
+}
+
+/* A plain launcher's status as a prepare() message: NULL, a skip with the rung's reason for
+ * cudaErrorNotSupported, or (any other error) the checked call's exit. */
+static const char *hook_status(cudaError_t e, const char *why)
+{
+    static char msg[240];
+    if (e == cudaSuccess) return NULL;
+    if (e == cudaErrorNotSupported) {
+        snprintf(msg, sizeof msg, ATTN_SKIP "%s", why ? why : "not supported on this GPU");
+        return msg;
+    }
+    TC_CUDA_CHECK(e);
+    return NULL;
+}
+
+/* ---- v0_unfused: the workspace (S and P) is the plan ------------------------------------------ */
+typedef struct {
+    void *ws;
+    size_t bytes;
+    int path;
+} v0_plan;
+
+template <class T> static const char *prepare_v0(attn_run *r)
+{
+    /* force 0: the rung chooses; 1, 2: the table's forced_names "vec4", "scalar", which are
+     * the rung's ATTN_V0_VEC4 and ATTN_V0_SCALAR */
+    const int path = r->force;
+    if (path == ATTN_V0_VEC4 && r->Sk % 4 != 0)
+        return ATTN_NA "the forced float4 path of the softmax needs Sk % 4 == 0";
+    const char *why = attn_v0_unfused_unsupported<T>(r->B, r->H, r->Sq, r->Sk, r->D, r->qs, r->ks,
+                                                     r->vs, r->os, path);
+    if (why) return hook_status(cudaErrorNotSupported, why);
+    size_t bytes = 0;
+    TC_CUDA_CHECK(attn_v0_unfused_workspace_size<T>(r->B, r->H, r->Sq, r->Sk, &bytes));
+    size_t free_b = 0, total = 0;
+    TC_CUDA_CHECK(cudaMemGetInfo(&free_b, &total));
+    if (bytes + (64u << 20) > free_b) {
+        static char msg[200];
+        snprintf(msg, sizeof msg,
+                 ATTN_SKIP "S and P need %.1f GiB of workspace, %.1f GiB of GPU memory free",
+                 bytes / 1073741824.0, free_b / 1073741824.0);
+        return msg;
+    }
+    v0_plan *plan = (v0_plan *)malloc(sizeof *plan);
+    if (!plan) return "out of host memory";
+    TC_CUDA_CHECK(cudaMalloc(&plan->ws, bytes));
+    plan->bytes = bytes, plan->path = path;
+    r->plan = plan;
+    const bool vec4 = path == ATTN_V0_VEC4 || (path == ATTN_V0_AUTO && r->Sk % 4 == 0);
+    snprintf(r->used, sizeof r->used, "cuBLAS, softmax %s, %.1f GiB ws", vec4 ? "float4" : "scalar",
+             bytes / 1073741824.0);
+    return NULL;
+}
+
+extern "C" const char *hook_v0_unfused_prepare(const attn_variant *v, attn_run *r)
+{
+    return is_bf16(r) ? prepare_v0<__nv_bfloat16>(r) : prepare_v0<__half>(r);
+}
+
+template <class T> static cudaError_t launch_v0(const attn_run *r, cudaStream_t stream)
+{
+    const v0_plan *p = (const v0_plan *)r->plan;
+    return attn_v0_unfused_forward_path<T>((cublasHandle_t)r->libs, r->B, r->H, r->Sq, r->Sk, r->D,
+                                           (const T *)r->q, r->qs, (const T *)r->k, r->ks,
+                                           (const T *)r->v, r->vs, (T *)r->o, r->os, r->l,
+                                           r->causal, r->scale, p->ws, p->bytes, p->path, stream);
+}
+
+extern "C" void hook_v0_unfused_launch(const attn_variant *v, const attn_run *r,
+                                       cudaStream_t stream)
+{
+    TC_CUDA_CHECK(is_bf16(r) ? launch_v0<__nv_bfloat16>(r, stream) : launch_v0<__half>(r, stream));
+}
+
+extern "C" void hook_v0_softmax_launch(const attn_variant *v, const attn_run *r,
+                                       cudaStream_t stream)
+{
+    const v0_plan *p = (const v0_plan *)r->plan;
+    TC_CUDA_CHECK(is_bf16(r)
+                      ? attn_v0_unfused_softmax<__nv_bfloat16>(r->B, r->H, r->Sq, r->Sk, r->l,
+                                                               r->causal, r->scale, p->ws, p->path,
+                                                               stream)
+                      : attn_v0_unfused_softmax<__half>(r->B, r->H, r->Sq, r->Sk, r->l, r->causal,
+                                                        r->scale, p->ws, p->path, stream));
+}
+
+extern "C" double hook_v0_softmax_bytes(const attn_run *r)
+{
+    const double rows = (double)r->B * r->H * r->Sq;
+    return rows * r->Sk * (sizeof(float) + 2) + rows * sizeof(float); /* S in, P and L out */
+}
+
+extern "C" void hook_v0_unfused_release(const attn_variant *v, attn_run *r)
+{
+    v0_plan *p = (v0_plan *)r->plan;
+    if (p) TC_CUDA_CHECK(cudaFree(p->ws));
+    free(p);
+    r->plan = NULL;
+}
+
+/* ---- v1_mma ---------------------------------------------------------------------------------- */
+template <class T> static const char *prepare_v1(attn_run *r)
+{
+    attn_v1_mma_plan *plan = (attn_v1_mma_plan *)malloc(sizeof *plan);
+    if (!plan) return "out of host memory";
+    const T *Q = (const T *)r->q, *K = (const T *)r->k, *V = (const T *)r->v;
+    T *O = (T *)r->o;
+    const cudaError_t e =
+        attn_v1_mma_prepare<T>(plan, r->B, r->H, r->Sq, r->Sk, r->D, Q, r->qs, K, r->ks, V, r->vs,
+                               O, r->os, r->l, r->causal, r->scale);
+    if (e != cudaSuccess) {
+        free(plan);
+        const char *why = attn_v1_mma_unsupported<T>(r->B, r->H, r->Sq, r->Sk, r->D, Q, r->qs, K,
+                                                     r->ks, V, r->vs, O, r->os);
+        return hook_status(e, why ? why : "the block needs more shared memory than this GPU has");
+    }
+    r->plan = plan;
+    snprintf(r->used, sizeof r->used, "mma.sync m16n8k16, 64x64 tiles, %zu KiB smem",
+             plan->smem / 1024);
+    return NULL;
+}
+
+extern "C" const char *hook_v1_mma_prepare(const attn_variant *v, attn_run *r)
+{
+    return is_bf16(r) ? prepare_v1<__nv_bfloat16>(r) : prepare_v1<__half>(r);
+}
+
+extern "C" void hook_v1_mma_launch(const attn_variant *v, const attn_run *r, cudaStream_t stream)
+{
+    const attn_v1_mma_plan *p = (const attn_v1_mma_plan *)r->plan;
+    TC_CUDA_CHECK(is_bf16(r) ? attn_v1_mma_run<__nv_bfloat16>(p, stream)
+                             : attn_v1_mma_run<__half>(p, stream));
+}
+
+extern "C" void hook_v1_mma_release(const attn_variant *v, attn_run *r)
+{
+    free(r->plan);
+    r->plan = NULL;
+}

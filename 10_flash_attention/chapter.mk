@@ -1,0 +1,20 @@
+# 10_flash_attention: data for the top-level Makefile (see "Adding a chapter" in CONTRIBUTING.md).
+# The forward pass of attention: cuDNN's fused kernel (the baseline rows, through its backend graph
+# API), the unfused version (cuBLAS, a softmax kernel, cuBLAS) and FlashAttention on mma.sync. cuDNN
+# is not linked: common/cudnn_loader.c loads it at run time. Only the baseline rows use it:
+# attn_cudnn.c needs cudnn.h, and built without it (no TC_HAVE_CUDNN) those rows report skipped
+# while the rest runs; hence "cudnn?", not "cudnn".
+$(d)_SRCS    := attention.c attn_ref.c attn_cudnn.c attn_hooks.cu
+$(d)_LIBS    := -lcublas
+$(d)_MIN_SM  := 80
+$(d)_TARGETS_A :=
+$(d)_NEEDS   := cudnn?
+# CPU tests: the reference against a naive softmax, the checker's controls, and a simulation of a
+# correct flash kernel that passes while each of its likely one-line bugs fails (attn_ref.c)
+$(d)_CPU_TESTS     := test_attn.c
+$(d)_CPU_TEST_SRCS := attn_ref.c
+# example.cu: v1_mma from a plain program; make test builds and runs it
+$(d)_EXAMPLE        := example.cu
+$(d)_EXAMPLE_TARGET := 80
+# make bench QUICK=1: the headline shape only (both masks, both types)
+$(d)_BENCH_QUICK := --shape 2,16,8192,128
