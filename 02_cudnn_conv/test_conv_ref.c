@@ -343,10 +343,10 @@ static int unit_conv_ref_sampled_equals_full(void)
 }
 
 static const tc_unit tests[] = {
-    UNIT(conv_shape_check),
-    UNIT(conv_tensor_index_and_to_nhwc),
-    UNIT(conv_ref_matches_im2col_gemm),
-    UNIT(conv_ref_sampled_equals_full),
+    {.name = "conv_shape_check", .fn = unit_conv_shape_check},
+    {.name = "conv_tensor_index_and_to_nhwc", .fn = unit_conv_tensor_index_and_to_nhwc},
+    {.name = "conv_ref_matches_im2col_gemm", .fn = unit_conv_ref_matches_im2col_gemm},
+    {.name = "conv_ref_sampled_equals_full", .fn = unit_conv_ref_sampled_equals_full},
 };
 
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

@@ -694,16 +694,20 @@ static int unit_stencil_outside_writes_caught(void)
 }
 
 static const tc_unit tests[] = {
-    UNIT(stencil_band_matches_weights),
-    UNIT(stencil_swap_makes_bands_2of4),
-    UNIT(stencil_compress_roundtrip_metadata),
-    UNIT(stencil_sparse_product_reproduces_stencil),
-    UNIT(stencil_fragment_maps_are_bijections),
-    UNIT(stencil_smem_tile_conflict_free),
-    UNIT(stencil_lane_emulation_reproduces_stencil),
-    UNIT(stencil_reference_frame_and_cones),
-    UNIT(stencil_error_bound_covers_and_catches),
-    UNIT(stencil_outside_writes_caught),
+    {.name = "stencil_band_matches_weights", .fn = unit_stencil_band_matches_weights},
+    {.name = "stencil_swap_makes_bands_2of4", .fn = unit_stencil_swap_makes_bands_2of4},
+    {.name = "stencil_compress_roundtrip_metadata", .fn = unit_stencil_compress_roundtrip_metadata},
+    {.name = "stencil_sparse_product_reproduces_stencil",
+     .fn = unit_stencil_sparse_product_reproduces_stencil},
+    {.name = "stencil_fragment_maps_are_bijections",
+     .fn = unit_stencil_fragment_maps_are_bijections},
+    {.name = "stencil_smem_tile_conflict_free", .fn = unit_stencil_smem_tile_conflict_free},
+    {.name = "stencil_lane_emulation_reproduces_stencil",
+     .fn = unit_stencil_lane_emulation_reproduces_stencil},
+    {.name = "stencil_reference_frame_and_cones", .fn = unit_stencil_reference_frame_and_cones},
+    {.name = "stencil_error_bound_covers_and_catches",
+     .fn = unit_stencil_error_bound_covers_and_catches},
+    {.name = "stencil_outside_writes_caught", .fn = unit_stencil_outside_writes_caught},
 };
 
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

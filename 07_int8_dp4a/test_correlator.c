@@ -340,9 +340,12 @@ static int unit_corr_fp32_exactness_bound(void)
 }
 
 static const tc_unit tests[] = {
-    UNIT(corr_baseline_index_roundtrip),  UNIT(corr_pack_layout),
-    UNIT(corr_reference_matches_complex), UNIT(corr_dp4a_packing_model),
-    UNIT(corr_imma_formulation_model),    UNIT(corr_fp32_exactness_bound),
+    {.name = "corr_baseline_index_roundtrip", .fn = unit_corr_baseline_index_roundtrip},
+    {.name = "corr_pack_layout", .fn = unit_corr_pack_layout},
+    {.name = "corr_reference_matches_complex", .fn = unit_corr_reference_matches_complex},
+    {.name = "corr_dp4a_packing_model", .fn = unit_corr_dp4a_packing_model},
+    {.name = "corr_imma_formulation_model", .fn = unit_corr_imma_formulation_model},
+    {.name = "corr_fp32_exactness_bound", .fn = unit_corr_fp32_exactness_bound},
 };
 
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

@@ -111,10 +111,10 @@ static int unit_dp4a_model_matches_memory_order(void)
 }
 
 static const tc_unit tests[] = {
-    UNIT(dp4a_model_hand_worked),
-    UNIT(dp4a_model_edges_and_wraparound),
-    UNIT(dp2a_model_hand_worked),
-    UNIT(dp4a_model_matches_memory_order),
+    {.name = "dp4a_model_hand_worked", .fn = unit_dp4a_model_hand_worked},
+    {.name = "dp4a_model_edges_and_wraparound", .fn = unit_dp4a_model_edges_and_wraparound},
+    {.name = "dp2a_model_hand_worked", .fn = unit_dp2a_model_hand_worked},
+    {.name = "dp4a_model_matches_memory_order", .fn = unit_dp4a_model_matches_memory_order},
 };
 
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

@@ -361,17 +361,18 @@ static int unit_oz2_dot(void)
 }
 
 static const tc_unit tests[] = {
-    UNIT(oz_exponent_edges),
-    UNIT(oz_split_reconstructs),
-    UNIT(oz_concatenated_diagonals_equal_pairwise),
-    UNIT(oz_dot_within_bound),
-    UNIT(oz_int32_limit),
-    UNIT(oz_diagonal_pairs),
-    UNIT(bf16_words_exact),
-    UNIT(oz2_constants),
-    UNIT(oz2_residues),
-    UNIT(oz2_reconstruct),
-    UNIT(oz2_k_chunk),
-    UNIT(oz2_dot),
+    {.name = "oz_exponent_edges", .fn = unit_oz_exponent_edges},
+    {.name = "oz_split_reconstructs", .fn = unit_oz_split_reconstructs},
+    {.name = "oz_concatenated_diagonals_equal_pairwise",
+     .fn = unit_oz_concatenated_diagonals_equal_pairwise},
+    {.name = "oz_dot_within_bound", .fn = unit_oz_dot_within_bound},
+    {.name = "oz_int32_limit", .fn = unit_oz_int32_limit},
+    {.name = "oz_diagonal_pairs", .fn = unit_oz_diagonal_pairs},
+    {.name = "bf16_words_exact", .fn = unit_bf16_words_exact},
+    {.name = "oz2_constants", .fn = unit_oz2_constants},
+    {.name = "oz2_residues", .fn = unit_oz2_residues},
+    {.name = "oz2_reconstruct", .fn = unit_oz2_reconstruct},
+    {.name = "oz2_k_chunk", .fn = unit_oz2_k_chunk},
+    {.name = "oz2_dot", .fn = unit_oz2_dot},
 };
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

@@ -8,9 +8,51 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
-#define TC_CUDNN_DEFINE(f) __typeof__(f) *tc_cudnn_##f;
-TC_CUDNN_FUNCTIONS(TC_CUDNN_DEFINE)
-#undef TC_CUDNN_DEFINE
+tc_cudnn_api tc_cudnn;
+
+/* every pointer of tc_cudnn with the name dlsym looks up */
+static const struct {
+    const char *name;
+    void **slot;
+} symbols[] = {
+    {.name = "cudnnGetVersion", .slot = (void **)&tc_cudnn.cudnnGetVersion},
+    {.name = "cudnnGetErrorString", .slot = (void **)&tc_cudnn.cudnnGetErrorString},
+    {.name = "cudnnCreate", .slot = (void **)&tc_cudnn.cudnnCreate},
+    {.name = "cudnnDestroy", .slot = (void **)&tc_cudnn.cudnnDestroy},
+    {.name = "cudnnSetStream", .slot = (void **)&tc_cudnn.cudnnSetStream},
+    {.name = "cudnnCreateTensorDescriptor", .slot = (void **)&tc_cudnn.cudnnCreateTensorDescriptor},
+    {.name = "cudnnSetTensor4dDescriptor", .slot = (void **)&tc_cudnn.cudnnSetTensor4dDescriptor},
+    {.name = "cudnnDestroyTensorDescriptor",
+     .slot = (void **)&tc_cudnn.cudnnDestroyTensorDescriptor},
+    {.name = "cudnnCreateFilterDescriptor", .slot = (void **)&tc_cudnn.cudnnCreateFilterDescriptor},
+    {.name = "cudnnSetFilter4dDescriptor", .slot = (void **)&tc_cudnn.cudnnSetFilter4dDescriptor},
+    {.name = "cudnnDestroyFilterDescriptor",
+     .slot = (void **)&tc_cudnn.cudnnDestroyFilterDescriptor},
+    {.name = "cudnnCreateConvolutionDescriptor",
+     .slot = (void **)&tc_cudnn.cudnnCreateConvolutionDescriptor},
+    {.name = "cudnnSetConvolution2dDescriptor",
+     .slot = (void **)&tc_cudnn.cudnnSetConvolution2dDescriptor},
+    {.name = "cudnnSetConvolutionMathType", .slot = (void **)&tc_cudnn.cudnnSetConvolutionMathType},
+    {.name = "cudnnDestroyConvolutionDescriptor",
+     .slot = (void **)&tc_cudnn.cudnnDestroyConvolutionDescriptor},
+    {.name = "cudnnGetConvolution2dForwardOutputDim",
+     .slot = (void **)&tc_cudnn.cudnnGetConvolution2dForwardOutputDim},
+    {.name = "cudnnGetConvolutionForwardAlgorithm_v7",
+     .slot = (void **)&tc_cudnn.cudnnGetConvolutionForwardAlgorithm_v7},
+    {.name = "cudnnFindConvolutionForwardAlgorithmEx",
+     .slot = (void **)&tc_cudnn.cudnnFindConvolutionForwardAlgorithmEx},
+    {.name = "cudnnGetConvolutionForwardWorkspaceSize",
+     .slot = (void **)&tc_cudnn.cudnnGetConvolutionForwardWorkspaceSize},
+    {.name = "cudnnConvolutionForward", .slot = (void **)&tc_cudnn.cudnnConvolutionForward},
+    {.name = "cudnnBackendCreateDescriptor",
+     .slot = (void **)&tc_cudnn.cudnnBackendCreateDescriptor},
+    {.name = "cudnnBackendDestroyDescriptor",
+     .slot = (void **)&tc_cudnn.cudnnBackendDestroyDescriptor},
+    {.name = "cudnnBackendSetAttribute", .slot = (void **)&tc_cudnn.cudnnBackendSetAttribute},
+    {.name = "cudnnBackendGetAttribute", .slot = (void **)&tc_cudnn.cudnnBackendGetAttribute},
+    {.name = "cudnnBackendFinalize", .slot = (void **)&tc_cudnn.cudnnBackendFinalize},
+    {.name = "cudnnBackendExecute", .slot = (void **)&tc_cudnn.cudnnBackendExecute},
+};
 
 int tc_cudnn_load(char *why, size_t why_size)
 {
@@ -24,15 +66,14 @@ int tc_cudnn_load(char *why, size_t why_size)
         snprintf(why, why_size, "cuDNN 9 not found at run time (%s)", dlerror());
         return -1;
     }
-#define TC_CUDNN_LOOKUP(f)                                                                         \
-    *(void **)&tc_cudnn_##f = dlsym(lib, #f);                                                      \
-    if (!tc_cudnn_##f) {                                                                           \
-        snprintf(why, why_size, "the cuDNN found lacks %s (cuDNN 9 needed)", #f);                  \
-        return -1;                                                                                 \
+    for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
+        *symbols[i].slot = dlsym(lib, symbols[i].name);
+        if (!*symbols[i].slot) {
+            snprintf(why, why_size, "the cuDNN found lacks %s (cuDNN 9 needed)", symbols[i].name);
+            return -1;
+        }
     }
-    TC_CUDNN_FUNCTIONS(TC_CUDNN_LOOKUP)
-#undef TC_CUDNN_LOOKUP
-    size_t v = tc_cudnn_cudnnGetVersion();
+    size_t v = tc_cudnn.cudnnGetVersion();
     if (v < 90000) {
         snprintf(why, why_size, "cuDNN %zu found, 9.0 or newer needed", v);
         return -1;
@@ -45,7 +86,7 @@ void tc_cudnn_require(const char *program, FILE *info)
 {
     char why[512];
     if (tc_cudnn_load(why, sizeof why) != 0) tc_skip(program, "%s", why);
-    size_t v = tc_cudnn_cudnnGetVersion();
+    size_t v = tc_cudnn.cudnnGetVersion();
     tc_info_line(info, "cuDNN", "%zu.%zu.%zu (built against %d.%d.%d)", v / 10000, v % 10000 / 100,
                  v % 100, CUDNN_MAJOR, CUDNN_MINOR, CUDNN_PATCHLEVEL);
 }

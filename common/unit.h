@@ -3,7 +3,10 @@
  * A test is `int unit_NAME(void)` returning 0 on pass. Each test file is its own program: it ends
  * with its table and a main that hands the table to tc_unit_main,
  *
- *     static const tc_unit tests[] = {UNIT(first_test), UNIT(second_test)};
+ *     static const tc_unit tests[] = {
+ *         {.name = "first_test", .fn = unit_first_test},
+ *         {.name = "second_test", .fn = unit_second_test},
+ *     };
  *     int main(int argc, char **argv)
  *     {
  *         return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests));
@@ -35,9 +38,6 @@ typedef struct {
     int (*fn)(void);
 } tc_unit;
 
-// clang-format off
-#define UNIT(test) {.name = #test, .fn = unit_##test}
-// clang-format on
 #define TC_UNIT_COUNT(table) ((int)(sizeof(table) / sizeof((table)[0])))
 
 /* --list | NAME | all; exit 0 when every test run passed, 1 when one failed, 2 on bad usage. */

@@ -239,11 +239,12 @@ template <int R> static __device__ __forceinline__ void wgmma_fence_operand(floa
  * float for tf32, __nv_fp8_e4m3, __nv_fp8_e5m2) and N, for the kernels' templates. */
 template <class T, int N> struct wgmma_op;
 
-/* NAME, N, K, the register count, the type in PTX, the operand numbers of desc_a, desc_b, scale_d,
+/* NAME, N, K, the register count and its two lists (the D registers in the PTX string, the
+ * operands that bind them), the type in PTX, the operand numbers of desc_a, desc_b, scale_d,
  * the C++ input type, and the immediates after scale_d (scale-a, scale-b, and for 16-bit types
  * the two "transpose" flags, which tf32 does not have: its operands are always K-major); defines
  * NAME and the wgmma_op specialisation that calls it */
-#define WGMMA_DEFINE(NAME, N, K, REGS, TYPE, IA, IB, IS, CTYPE, IMM)                               \
+#define WGMMA_DEFINE(NAME, N, K, REGS, D_REGS, D_OPERANDS, TYPE, IA, IB, IS, CTYPE, IMM)          \
     static __device__ __forceinline__ void NAME(float (&d)[REGS], uint64_t desc_a,               \
                                                 uint64_t desc_b, int scale_d)                      \
     {                                                                                              \
@@ -251,9 +252,9 @@ template <class T, int N> struct wgmma_op;
                      ".reg .pred p;\n"                                                             \
                      "setp.ne.b32 p, %" #IS ", 0;\n"                                               \
                      "wgmma.mma_async.sync.aligned.m64n" #N "k" #K ".f32." TYPE "." TYPE " "       \
-                     "{" WGMMA_D_REGS_##REGS "}, %" #IA ", %" #IB ", p, " IMM ";\n"                \
+                     "{" D_REGS "}, %" #IA ", %" #IB ", p, " IMM ";\n"                               \
                      "}\n"                                                                         \
-                     : WGMMA_D_OPERANDS_##REGS(d)                                                  \
+                     : D_OPERANDS(d)                                                               \
                      : "l"(desc_a), "l"(desc_b), "r"(scale_d));                                    \
     }                                                                                              \
     template <> struct wgmma_op<CTYPE, N> {                                                        \
@@ -262,18 +263,18 @@ template <class T, int N> struct wgmma_op;
             NAME(d, a, b, s);                                                                      \
         }                                                                                          \
     };
-WGMMA_DEFINE(wgmma_m64n128k16_f32_f16, 128, 16, 64, "f16", 64, 65, 66, __half, "1, 1, 0, 0")
-WGMMA_DEFINE(wgmma_m64n128k16_f32_bf16, 128, 16, 64, "bf16", 64, 65, 66, __nv_bfloat16, "1, 1, 0, 0")
-WGMMA_DEFINE(wgmma_m64n256k16_f32_f16, 256, 16, 128, "f16", 128, 129, 130, __half, "1, 1, 0, 0")
-WGMMA_DEFINE(wgmma_m64n256k16_f32_bf16, 256, 16, 128, "bf16", 128, 129, 130, __nv_bfloat16, "1, 1, 0, 0")
-WGMMA_DEFINE(wgmma_m64n128k8_f32_tf32, 128, 8, 64, "tf32", 64, 65, 66, float, "1, 1")
-WGMMA_DEFINE(wgmma_m64n256k8_f32_tf32, 256, 8, 128, "tf32", 128, 129, 130, float, "1, 1")
-WGMMA_DEFINE(wgmma_m64n128k32_f32_e4m3, 128, 32, 64, "e4m3", 64, 65, 66, __nv_fp8_e4m3, "1, 1")
-WGMMA_DEFINE(wgmma_m64n144k32_f32_e4m3, 144, 32, 72, "e4m3", 72, 73, 74, __nv_fp8_e4m3, "1, 1")
-WGMMA_DEFINE(wgmma_m64n144k32_f32_e5m2, 144, 32, 72, "e5m2", 72, 73, 74, __nv_fp8_e5m2, "1, 1")
-WGMMA_DEFINE(wgmma_m64n256k32_f32_e4m3, 256, 32, 128, "e4m3", 128, 129, 130, __nv_fp8_e4m3, "1, 1")
-WGMMA_DEFINE(wgmma_m64n128k32_f32_e5m2, 128, 32, 64, "e5m2", 64, 65, 66, __nv_fp8_e5m2, "1, 1")
-WGMMA_DEFINE(wgmma_m64n256k32_f32_e5m2, 256, 32, 128, "e5m2", 128, 129, 130, __nv_fp8_e5m2, "1, 1")
+WGMMA_DEFINE(wgmma_m64n128k16_f32_f16, 128, 16, 64, WGMMA_D_REGS_64, WGMMA_D_OPERANDS_64, "f16", 64, 65, 66, __half, "1, 1, 0, 0")
+WGMMA_DEFINE(wgmma_m64n128k16_f32_bf16, 128, 16, 64, WGMMA_D_REGS_64, WGMMA_D_OPERANDS_64, "bf16", 64, 65, 66, __nv_bfloat16, "1, 1, 0, 0")
+WGMMA_DEFINE(wgmma_m64n256k16_f32_f16, 256, 16, 128, WGMMA_D_REGS_128, WGMMA_D_OPERANDS_128, "f16", 128, 129, 130, __half, "1, 1, 0, 0")
+WGMMA_DEFINE(wgmma_m64n256k16_f32_bf16, 256, 16, 128, WGMMA_D_REGS_128, WGMMA_D_OPERANDS_128, "bf16", 128, 129, 130, __nv_bfloat16, "1, 1, 0, 0")
+WGMMA_DEFINE(wgmma_m64n128k8_f32_tf32, 128, 8, 64, WGMMA_D_REGS_64, WGMMA_D_OPERANDS_64, "tf32", 64, 65, 66, float, "1, 1")
+WGMMA_DEFINE(wgmma_m64n256k8_f32_tf32, 256, 8, 128, WGMMA_D_REGS_128, WGMMA_D_OPERANDS_128, "tf32", 128, 129, 130, float, "1, 1")
+WGMMA_DEFINE(wgmma_m64n128k32_f32_e4m3, 128, 32, 64, WGMMA_D_REGS_64, WGMMA_D_OPERANDS_64, "e4m3", 64, 65, 66, __nv_fp8_e4m3, "1, 1")
+WGMMA_DEFINE(wgmma_m64n144k32_f32_e4m3, 144, 32, 72, WGMMA_D_REGS_72, WGMMA_D_OPERANDS_72, "e4m3", 72, 73, 74, __nv_fp8_e4m3, "1, 1")
+WGMMA_DEFINE(wgmma_m64n144k32_f32_e5m2, 144, 32, 72, WGMMA_D_REGS_72, WGMMA_D_OPERANDS_72, "e5m2", 72, 73, 74, __nv_fp8_e5m2, "1, 1")
+WGMMA_DEFINE(wgmma_m64n256k32_f32_e4m3, 256, 32, 128, WGMMA_D_REGS_128, WGMMA_D_OPERANDS_128, "e4m3", 128, 129, 130, __nv_fp8_e4m3, "1, 1")
+WGMMA_DEFINE(wgmma_m64n128k32_f32_e5m2, 128, 32, 64, WGMMA_D_REGS_64, WGMMA_D_OPERANDS_64, "e5m2", 64, 65, 66, __nv_fp8_e5m2, "1, 1")
+WGMMA_DEFINE(wgmma_m64n256k32_f32_e5m2, 256, 32, 128, WGMMA_D_REGS_128, WGMMA_D_OPERANDS_128, "e5m2", 128, 129, 130, __nv_fp8_e5m2, "1, 1")
 #undef WGMMA_DEFINE
 // clang-format on
 

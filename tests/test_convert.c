@@ -756,9 +756,15 @@ static int unit_f16_from_f64_and_fma(void)
 }
 
 static const tc_unit tests[] = {
-    UNIT(f16_exhaustive),      UNIT(f16_from_f32_edges),     UNIT(bf16_rounding_edges),
-    UNIT(tf32_rounding_edges), UNIT(tf32_split_error_bound), UNIT(fp8_conversions),
-    UNIT(i8_saturation),       UNIT(f16_from_f64_and_fma),   UNIT(rng_determinism),
+    {.name = "f16_exhaustive", .fn = unit_f16_exhaustive},
+    {.name = "f16_from_f32_edges", .fn = unit_f16_from_f32_edges},
+    {.name = "bf16_rounding_edges", .fn = unit_bf16_rounding_edges},
+    {.name = "tf32_rounding_edges", .fn = unit_tf32_rounding_edges},
+    {.name = "tf32_split_error_bound", .fn = unit_tf32_split_error_bound},
+    {.name = "fp8_conversions", .fn = unit_fp8_conversions},
+    {.name = "i8_saturation", .fn = unit_i8_saturation},
+    {.name = "f16_from_f64_and_fma", .fn = unit_f16_from_f64_and_fma},
+    {.name = "rng_determinism", .fn = unit_rng_determinism},
 };
 
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

@@ -319,9 +319,9 @@ static int unit_gemm_exact_words(void)
 }
 
 static const tc_unit tests[] = {
-    UNIT(gemm_exact_words),
-    UNIT(gemm_exact_fp8_promotion),
-    UNIT(gemm_exact_f16_chain),
+    {.name = "gemm_exact_words", .fn = unit_gemm_exact_words},
+    {.name = "gemm_exact_fp8_promotion", .fn = unit_gemm_exact_fp8_promotion},
+    {.name = "gemm_exact_f16_chain", .fn = unit_gemm_exact_f16_chain},
 };
 
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

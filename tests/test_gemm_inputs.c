@@ -195,9 +195,12 @@ static int unit_gemm_guards_catch_outside_writes(void)
 }
 
 static const tc_unit tests[] = {
-    UNIT(gemm_inputs_uniform_unchanged),    UNIT(gemm_inputs_f64_full_precision),
-    UNIT(gemm_inputs_tf32_rounded_on_host), UNIT(gemm_inputs_wide_range),
-    UNIT(bench_csv_open_writes_header),     UNIT(gemm_guards_catch_outside_writes),
+    {.name = "gemm_inputs_uniform_unchanged", .fn = unit_gemm_inputs_uniform_unchanged},
+    {.name = "gemm_inputs_f64_full_precision", .fn = unit_gemm_inputs_f64_full_precision},
+    {.name = "gemm_inputs_tf32_rounded_on_host", .fn = unit_gemm_inputs_tf32_rounded_on_host},
+    {.name = "gemm_inputs_wide_range", .fn = unit_gemm_inputs_wide_range},
+    {.name = "bench_csv_open_writes_header", .fn = unit_bench_csv_open_writes_header},
+    {.name = "gemm_guards_catch_outside_writes", .fn = unit_gemm_guards_catch_outside_writes},
 };
 
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

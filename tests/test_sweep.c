@@ -99,8 +99,8 @@ static int unit_sweep_none_exact(void)
 }
 
 static const tc_unit tests[] = {
-    UNIT(sweep_keeps_best_exact),
-    UNIT(sweep_none_exact),
+    {.name = "sweep_keeps_best_exact", .fn = unit_sweep_keeps_best_exact},
+    {.name = "sweep_none_exact", .fn = unit_sweep_none_exact},
 };
 
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

@@ -97,10 +97,10 @@ static int unit_swizzle_documented_example(void)
 }
 
 static const tc_unit tests[] = {
-    UNIT(swizzle_permutes_rows_with_period_8),
-    UNIT(swizzle_ldmatrix_conflict_free),
-    UNIT(swizzle_store_phases_conflict_free),
-    UNIT(swizzle_documented_example),
+    {.name = "swizzle_permutes_rows_with_period_8", .fn = unit_swizzle_permutes_rows_with_period_8},
+    {.name = "swizzle_ldmatrix_conflict_free", .fn = unit_swizzle_ldmatrix_conflict_free},
+    {.name = "swizzle_store_phases_conflict_free", .fn = unit_swizzle_store_phases_conflict_free},
+    {.name = "swizzle_documented_example", .fn = unit_swizzle_documented_example},
 };
 
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

@@ -35,7 +35,7 @@ static int unit_table_find_names(void)
 }
 
 static const tc_unit tests[] = {
-    UNIT(table_find_names),
+    {.name = "table_find_names", .fn = unit_table_find_names},
 };
 
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

@@ -55,7 +55,7 @@ static int unit_targets_decide(void)
 }
 
 static const tc_unit tests[] = {
-    UNIT(targets_decide),
+    {.name = "targets_decide", .fn = unit_targets_decide},
 };
 
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

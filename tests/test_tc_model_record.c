@@ -166,9 +166,9 @@ static int unit_tc_model_gemm_dot_schedules(void)
 }
 
 static const tc_unit tests[] = {
-    UNIT(tc_model_record_lines_round_trip),
-    UNIT(tc_model_parse_every_field),
-    UNIT(tc_model_gemm_dot_schedules),
+    {.name = "tc_model_record_lines_round_trip", .fn = unit_tc_model_record_lines_round_trip},
+    {.name = "tc_model_parse_every_field", .fn = unit_tc_model_parse_every_field},
+    {.name = "tc_model_gemm_dot_schedules", .fn = unit_tc_model_gemm_dot_schedules},
 };
 
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

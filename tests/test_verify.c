@@ -562,20 +562,20 @@ static int unit_rel_fro_error_known_values(void)
 }
 
 static const tc_unit tests[] = {
-    UNIT(ref_gemm_matches_naive_loops),
-    UNIT(ref_gemm_int8_exact),
-    UNIT(ref_gemm_f64_compensated),
-    UNIT(ref_gemm_sampled_equals_full),
-    UNIT(tolerance_table_scales_with_k),
-    UNIT(tolerance_catches_lost_k_slice),
-    UNIT(checker_accepts_correct_result),
-    UNIT(checker_rejects_corrupted_element),
-    UNIT(checker_rejects_nan),
-    UNIT(checker_rejects_unwritten_element),
-    UNIT(checker_integers_exact),
-    UNIT(checker_sampled_catches_bad_row),
-    UNIT(rel_fro_error_known_values),
-    UNIT(tolerance_rows_catch_lost_work),
+    {.name = "ref_gemm_matches_naive_loops", .fn = unit_ref_gemm_matches_naive_loops},
+    {.name = "ref_gemm_int8_exact", .fn = unit_ref_gemm_int8_exact},
+    {.name = "ref_gemm_f64_compensated", .fn = unit_ref_gemm_f64_compensated},
+    {.name = "ref_gemm_sampled_equals_full", .fn = unit_ref_gemm_sampled_equals_full},
+    {.name = "tolerance_table_scales_with_k", .fn = unit_tolerance_table_scales_with_k},
+    {.name = "tolerance_catches_lost_k_slice", .fn = unit_tolerance_catches_lost_k_slice},
+    {.name = "checker_accepts_correct_result", .fn = unit_checker_accepts_correct_result},
+    {.name = "checker_rejects_corrupted_element", .fn = unit_checker_rejects_corrupted_element},
+    {.name = "checker_rejects_nan", .fn = unit_checker_rejects_nan},
+    {.name = "checker_rejects_unwritten_element", .fn = unit_checker_rejects_unwritten_element},
+    {.name = "checker_integers_exact", .fn = unit_checker_integers_exact},
+    {.name = "checker_sampled_catches_bad_row", .fn = unit_checker_sampled_catches_bad_row},
+    {.name = "rel_fro_error_known_values", .fn = unit_rel_fro_error_known_values},
+    {.name = "tolerance_rows_catch_lost_work", .fn = unit_tolerance_rows_catch_lost_work},
 };
 
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

@@ -104,8 +104,8 @@ static int unit_stream_k_h200_shapes(void)
 }
 
 static const tc_unit tests[] = {
-    UNIT(stream_k_covers_every_k_tile_once),
-    UNIT(stream_k_h200_shapes),
+    {.name = "stream_k_covers_every_k_tile_once", .fn = unit_stream_k_covers_every_k_tile_once},
+    {.name = "stream_k_h200_shapes", .fn = unit_stream_k_h200_shapes},
 };
 
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }
