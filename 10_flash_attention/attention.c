@@ -73,7 +73,15 @@ static const attn_variant variants[] = {
 };
 // clang-format on
 enum { N_VARIANTS = sizeof variants / sizeof variants[0] };
-static const char *const default_variant = "v1_mma_bf16";
+/* the default run's rung, in each input type: v1_mma and v1_mma_bf16 (the name without "_bf16") */
+static const char *const default_rung = "v1_mma";
+
+static int is_default_rung(const attn_variant *v)
+{
+    const size_t n = strlen(default_rung);
+    return strncmp(v->name, default_rung, n) == 0 &&
+           (v->name[n] == '\0' || strcmp(v->name + n, "_bf16") == 0);
+}
 
 static tc_dtype variant_type(const attn_variant *v) { return tc_precision_get(v->precision)->in; }
 
@@ -223,9 +231,9 @@ static void print_list(void)
         const attn_variant *v = &variants[i];
         printf("%-16s %-9s sm_%-3d %-17s %-15s %s%s", v->name, v->precision, v->min_cc, v->sizes,
                v->file, v->description,
-               !v->baseline                            ? " [baseline]"
-               : strcmp(v->name, default_variant) == 0 ? " [default]"
-                                                       : "");
+               !v->baseline         ? " [baseline]"
+               : is_default_rung(v) ? " [default]"
+                                    : "");
         for (int f = 0; f < v->n_forced; f++)
             printf("%s%s", f ? ", " : " (--test forces: ", v->forced_names[f]);
         printf("%s\n", v->n_forced ? ")" : "");
@@ -634,8 +642,7 @@ static int selected(const tc_args *a, int i)
 {
     const attn_variant *v = &variants[i];
     if (!selected_type(variant_type(v))) return 0;
-    if (!a->variant)
-        return a->mode == TC_MODE_BENCH || strcmp(v->name, default_variant) == 0 || !v->baseline;
+    if (!a->variant) return a->mode == TC_MODE_BENCH || is_default_rung(v) || !v->baseline;
     if (strcmp(a->variant, "all") == 0) return 1;
     return strcmp(a->variant, v->name) == 0 || i == baseline_of(find_variant(a->variant));
 }
@@ -698,7 +705,8 @@ static int run_problem(const tc_args *a, const tc_device_info *dev, int B, int H
                          why ? ": " : "", why ? why : "");
             } else {
                 run_case(v, &pr, &d, 0, a->warmup, a->reps, 0, r);
-                failed += r->ran && !r->pass;
+                /* a wrong result, or a prepare that failed (neither skipped nor not applicable) */
+                failed += (r->ran && !r->pass) || (!r->ran && !r->skipped && !r->not_applicable);
             }
             const double base_rate = res[baseline_of(i)].ran ? res[baseline_of(i)].rate : 0;
             print_row(out, v, r, base_rate);

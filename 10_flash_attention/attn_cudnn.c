@@ -77,7 +77,7 @@ void attn_cudnn_fini(void)
  * A graph's descriptors, freed together. Building one never exits: the first call cuDNN refuses
  * is kept (st, what), every later call is skipped, and build() turns it into the row's skip
  * reason, since a cuDNN that does not take a descriptor is a library limit, not a wrong result. */
-enum { MAX_DESCS = 64 };
+enum { MAX_DESCS = 128 }; /* the causal graph with a shifted diagonal: about 65 */
 typedef struct {
     cudnnBackendDescriptor_t d[MAX_DESCS];
     int n;
@@ -280,18 +280,19 @@ static const char *build(sdpa_plan *sp, attn_run *r, int style, char *why, size_
     if (r->causal) {
         const cudnnDataType_t idx = style == MASK_INT32 ? i32 : f32;
         cudnnBackendDescriptor_t row = virt(&g, r, 0, idx), col = virt(&g, r, 0, idx);
-        ops[n_ops++] = pointwise(&g, CUDNN_POINTWISE_GEN_INDEX, f32, 2, s, NULL, NULL, row);
-        ops[n_ops++] = pointwise(&g, CUDNN_POINTWISE_GEN_INDEX, f32, 3, s, NULL, NULL, col);
+        /* the indices in their own type (int32 as cudnn-frontend builds them, or f32) */
+        ops[n_ops++] = pointwise(&g, CUDNN_POINTWISE_GEN_INDEX, idx, 2, s, NULL, NULL, row);
+        ops[n_ops++] = pointwise(&g, CUDNN_POINTWISE_GEN_INDEX, idx, 3, s, NULL, NULL, col);
         if (Sq != Sk && style == MASK_INT32) { /* row + Sk - Sq: the bottom-right diagonal */
             cudnnBackendDescriptor_t tsk = scalar(&g, UID_SK, i32), tsq = scalar(&g, UID_SQ, i32);
             cudnnBackendDescriptor_t r1 = virt(&g, r, 0, i32), r2 = virt(&g, r, 0, i32);
-            ops[n_ops++] = pointwise(&g, CUDNN_POINTWISE_ADD, i32, 3, row, tsk, NULL, r1);
-            ops[n_ops++] = pointwise(&g, CUDNN_POINTWISE_SUB, i32, 3, r1, tsq, NULL, r2);
+            ops[n_ops++] = pointwise(&g, CUDNN_POINTWISE_ADD, i32, -1, row, tsk, NULL, r1);
+            ops[n_ops++] = pointwise(&g, CUDNN_POINTWISE_SUB, i32, -1, r1, tsq, NULL, r2);
             row = r2;
             sp->uses_seq = 1;
         } else if (Sq != Sk) {
             cudnnBackendDescriptor_t tsh = scalar(&g, UID_SK, f32), r1 = virt(&g, r, 0, f32);
-            ops[n_ops++] = pointwise(&g, CUDNN_POINTWISE_ADD, f32, 3, row, tsh, NULL, r1);
+            ops[n_ops++] = pointwise(&g, CUDNN_POINTWISE_ADD, f32, -1, row, tsh, NULL, r1);
             row = r1;
             sp->uses_shift = 1;
         }
@@ -415,7 +416,11 @@ const char *hook_cudnn_prepare(const attn_variant *v, attn_run *r)
     if (failed && r->causal) failed = build(sp, r, MASK_F32, why[1], sizeof why[1]);
     if (failed) {
         free(sp);
-        snprintf(msg, sizeof msg, ATTN_SKIP "%s", failed);
+        if (r->causal) /* both forms refused: say why for each */
+            snprintf(msg, sizeof msg, ATTN_SKIP "int32 indices: %s; f32 indices: %s", why[0],
+                     failed);
+        else
+            snprintf(msg, sizeof msg, ATTN_SKIP "%s", failed);
         return msg;
     }
     if (sp->ws_bytes) TC_CUDA_CHECK(cudaMalloc(&sp->d_ws, sp->ws_bytes));

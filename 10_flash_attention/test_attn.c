@@ -514,13 +514,20 @@ static int unit_long_sequence(void)
 }
 
 static const tc_unit tests[] = {
-    UNIT(reference_vs_naive),  UNIT(rows_sample),
-    UNIT(checker_controls),    UNIT(flash_sim_passes),
-    UNIT(bug_dropped_tile),    UNIT(bug_sum_not_rescaled),
-    UNIT(bug_o_not_rescaled),  UNIT(bug_causal_drops_diagonal),
-    UNIT(bug_causal_one_past), UNIT(bug_k_tail_unmasked),
-    UNIT(bug_lse_base2),       UNIT(bug_masked_row_not_zero),
-    UNIT(bug_p_lane_map),      UNIT(long_sequence),
+    {.name = "reference_vs_naive", .fn = unit_reference_vs_naive},
+    {.name = "rows_sample", .fn = unit_rows_sample},
+    {.name = "checker_controls", .fn = unit_checker_controls},
+    {.name = "flash_sim_passes", .fn = unit_flash_sim_passes},
+    {.name = "bug_dropped_tile", .fn = unit_bug_dropped_tile},
+    {.name = "bug_sum_not_rescaled", .fn = unit_bug_sum_not_rescaled},
+    {.name = "bug_o_not_rescaled", .fn = unit_bug_o_not_rescaled},
+    {.name = "bug_causal_drops_diagonal", .fn = unit_bug_causal_drops_diagonal},
+    {.name = "bug_causal_one_past", .fn = unit_bug_causal_one_past},
+    {.name = "bug_k_tail_unmasked", .fn = unit_bug_k_tail_unmasked},
+    {.name = "bug_lse_base2", .fn = unit_bug_lse_base2},
+    {.name = "bug_masked_row_not_zero", .fn = unit_bug_masked_row_not_zero},
+    {.name = "bug_p_lane_map", .fn = unit_bug_p_lane_map},
+    {.name = "long_sequence", .fn = unit_long_sequence},
 };
 
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }

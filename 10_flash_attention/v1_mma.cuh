@@ -48,6 +48,7 @@
 
 #include "attn_tile.cuh"
 
+#include <float.h>
 #include <math_constants.h>
 #include <stdio.h>
 
@@ -269,7 +270,9 @@ static cudaError_t attn_v1_mma_prepare(attn_v1_mma_plan *plan, int B, int H, int
                                        const T *V, attn_strides vs, T *O, attn_strides os, float *L,
                                        int causal, float scale)
 {
-    if (B < 1 || H < 1 || Sq < 1 || Sk < 1 || D < 1 || !Q || !K || !V || !O)
+    /* the running max is taken over the raw scores: the max of the scaled ones only for scale > 0 */
+    if (B < 1 || H < 1 || Sq < 1 || Sk < 1 || D < 1 || !Q || !K || !V || !O ||
+        !(scale > 0.0f && scale <= FLT_MAX))
         return cudaErrorInvalidValue;
     if (attn_v1_mma_unsupported<T>(B, H, Sq, Sk, D, Q, qs, K, ks, V, vs, O, os))
         return cudaErrorNotSupported;
