@@ -8,6 +8,8 @@ $(d)_PROGS          := 07_dp4a_basics 07_int8_gemm 07_correlator
 07_dp4a_basics_SRCS := dp4a_basics.c dp4a_basics.cu dp4a_model.c
 07_int8_gemm_SRCS   := main.c hooks.cu i8_to_f32.cu
 07_correlator_SRCS  := correlator.c correlator.cu
+# the GEMM ladder's v6_wgmma_s8 is sm_90a code: its program builds the target 90 as sm_90a
+07_int8_gemm_TARGETS_A := 90a
 $(d)_LIBS           := -lcublasLt -lcublas
 $(d)_MIN_SM         := 75
 $(d)_TARGETS_A           :=

@@ -16,6 +16,7 @@
 #include "v3_dp4a_regblock.cuh"
 #include "v4_wmma_s8.cuh"
 #include "v5_mma_s8.cuh"
+#include "v6_wgmma_s8.cuh"
 
 #include <stdlib.h>
 
@@ -128,4 +129,27 @@ extern "C" void hook_v5_mma_s8_launch(const tc_gemm_variant *v, const tc_gemm_pr
 {
     const i8_v5_mma_s8_plan *plan = (const i8_v5_mma_s8_plan *)p->plan;
     TC_CUDA_CHECK(i8_v5_mma_s8_run(plan, (int)p->alpha, (int)p->beta, stream));
+}
+
+/* ---- v6_wgmma_s8 (sm_90a) --------------------------------------------------------------------- */
+/* forced (--test): a persistent grid of one cluster, which walks every unit */
+extern "C" const char *hook_v6_wgmma_s8_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    i8_v6_wgmma_s8_plan *plan = (i8_v6_wgmma_s8_plan *)tma_host_calloc(sizeof *plan);
+    if (!plan) return "out of host memory";
+    const int8_t *A = (const int8_t *)p->d_a, *B = (const int8_t *)p->d_b;
+    const cudaError_t e = i8_v6_wgmma_s8_prepare_clusters(
+        plan, p->force == 1 ? 1 : 0, p->M, p->N, p->K, A, p->lda, B, p->ldb, (int *)p->d_c, p->ldc);
+    if (e != cudaSuccess) {
+        free(plan);
+        return hook_status(e, i8_v6_wgmma_s8_unsupported(p->M, p->N, p->K, A, p->lda, B, p->ldb));
+    }
+    p->plan = plan;
+    return NULL;
+}
+extern "C" void hook_v6_wgmma_s8_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                                        cudaStream_t stream)
+{
+    const i8_v6_wgmma_s8_plan *plan = (const i8_v6_wgmma_s8_plan *)p->plan;
+    TC_CUDA_CHECK(i8_v6_wgmma_s8_run(plan, (int)p->alpha, (int)p->beta, stream));
 }

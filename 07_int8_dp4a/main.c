@@ -93,6 +93,9 @@ static void sgemm_release(const tc_gemm_variant *v, tc_gemm_problem *p)
     INT8(.precision = "i8i32", .baseline = "cublas_i8i32", .release = hook_release_plan,           \
          __VA_ARGS__)
 
+/* the run-time choice --test forces: v6's persistent grid of one cluster (every unit walked) */
+static const char *const one_cluster[] = {"1cluster"};
+
 static const tc_gemm_variant variants[] = {
     INT8(.name = "cublas_i8i32", .precision = "i8i32", .min_cc = 75, .mult_k = 4,
          .align_ab = {.ptr = 4, .ld = 4}, .prepare = tc_cublas_prepare,
@@ -116,6 +119,11 @@ static const tc_gemm_variant variants[] = {
     RUNG(.name = "v5_mma_s8",        .min_cc = 80,
          .prepare = hook_v5_mma_s8_prepare, .launch = hook_v5_mma_s8_launch,
          .description = "mma.sync m16n8k32 + ldmatrix, swizzle, 128x256, dbuf fragments"),
+    RUNG(.name = "v6_wgmma_s8",      .min_cc = 90, .target = "90a", .mult_k = 16,
+         .align_ab = {.ptr = 16, .ld = 16},
+         .prepare = hook_v6_wgmma_s8_prepare, .launch = hook_v6_wgmma_s8_launch,
+         .n_forced = 1, .forced_names = one_cluster,
+         .description = "wgmma m64n128k32 s8, TMA ring, warp-specialised, persistent, clusters"),
 };
 // clang-format on
 

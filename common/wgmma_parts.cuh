@@ -246,6 +246,9 @@ template <> struct tma_dtype<__nv_fp8_e4m3> { /* bytes: the TMA does not interpr
 template <> struct tma_dtype<__nv_fp8_e5m2> {
     static constexpr CUtensorMapDataType value = CU_TENSOR_MAP_DATA_TYPE_UINT8;
 };
+template <> struct tma_dtype<int8_t> { /* chapter 07's int8 operands, bytes too */
+    static constexpr CUtensorMapDataType value = CU_TENSOR_MAP_DATA_TYPE_UINT8;
+};
 
 /* C may be stored as float2 pairs */
 static inline bool wg_c_vec2(const float *C, long ldc)

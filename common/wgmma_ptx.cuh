@@ -1,7 +1,7 @@
 /* common/wgmma_ptx.cuh - the inline PTX of Hopper's warpgroup MMA (sm_90a): warpgroup MMA
  * (wgmma), the tensor memory accelerator (TMA) and the mbarriers its copies complete on, one
  * small function per instruction. Chapter 05 part 2 teaches it (f16, bf16); chapter 04 uses it
- * for tf32. This is the file to copy (with common/ldmatrix.cuh for smem_u32).
+ * for tf32, chapter 07 for int8. This is the file to copy (with common/ldmatrix.cuh for smem_u32).
  *
  *   wgmma_desc_sw128         the 64-bit shared-memory matrix descriptor (128-byte swizzle)
  *   wgmma_fence              wgmma.fence.sync.aligned
@@ -12,6 +12,7 @@
  *                            wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16},
  *                            m64nNk8.f32.tf32 and m64nNk32.f32.{e4m3,e5m2}: D (+)= A B;
  *                            wgmma_op<T, N> picks one by type
+ *   wgmma_m64n128k32_s32_s8  m64n128k32.s32.s8.s8: int8 in, exact int32 sums (chapter 07)
  *   mbar_init, mbar_arrive, mbar_arrive_expect_tx, mbar_wait, mbar_arrive_cluster
  *                            mbarrier.init / arrive / arrive.expect_tx / try_wait.parity; an
  *                            arrive on the same barrier of another CTA of the cluster (mapa)
@@ -175,6 +176,11 @@ template <int R> static __device__ __forceinline__ void wgmma_fence_operand(floa
 #pragma unroll
     for (int i = 0; i < R; i++) asm volatile("" : "+f"(d[i])::"memory");
 }
+template <int R> static __device__ __forceinline__ void wgmma_fence_operand(int (&d)[R])
+{
+#pragma unroll
+    for (int i = 0; i < R; i++) asm volatile("" : "+r"(d[i])::"memory");
+}
 
 /* ---- wgmma.mma_async m64nNk16 (f16, bf16), m64nNk8 (tf32), m64nNk32 (fp8), f32 accumulate -----
  * D (64 x N) = A (64 x k) B (k x N) + (scale_d ? D : 0), A and B from shared memory through
@@ -276,6 +282,32 @@ WGMMA_DEFINE(wgmma_m64n256k32_f32_e4m3, 256, 32, 128, WGMMA_D_REGS_128, WGMMA_D_
 WGMMA_DEFINE(wgmma_m64n128k32_f32_e5m2, 128, 32, 64, WGMMA_D_REGS_64, WGMMA_D_OPERANDS_64, "e5m2", 64, 65, 66, __nv_fp8_e5m2, "1, 1")
 WGMMA_DEFINE(wgmma_m64n256k32_f32_e5m2, 256, 32, 128, WGMMA_D_REGS_128, WGMMA_D_OPERANDS_128, "e5m2", 128, 129, 130, __nv_fp8_e5m2, "1, 1")
 #undef WGMMA_DEFINE
+
+/* ---- wgmma.mma_async m64n128k32 .s32.s8.s8: int8 in, exact int32 accumulate ------------------
+ * The same D layout as the f32 forms, in int32 registers; no scale or transpose immediates (the
+ * integer forms have none), A and B K-major. The integer shapes stop at n = 224: no m64n256. */
+#define WGMMA_D_IOPERANDS_64(d) \
+    "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), \
+    "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), \
+    "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), \
+    "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]), \
+    "+r"(d[32]), "+r"(d[33]), "+r"(d[34]), "+r"(d[35]), "+r"(d[36]), "+r"(d[37]), "+r"(d[38]), "+r"(d[39]), \
+    "+r"(d[40]), "+r"(d[41]), "+r"(d[42]), "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]), "+r"(d[47]), \
+    "+r"(d[48]), "+r"(d[49]), "+r"(d[50]), "+r"(d[51]), "+r"(d[52]), "+r"(d[53]), "+r"(d[54]), "+r"(d[55]), \
+    "+r"(d[56]), "+r"(d[57]), "+r"(d[58]), "+r"(d[59]), "+r"(d[60]), "+r"(d[61]), "+r"(d[62]), "+r"(d[63])
+
+static __device__ __forceinline__ void wgmma_m64n128k32_s32_s8(int (&d)[64], uint64_t desc_a,
+                                                               uint64_t desc_b, int scale_d)
+{
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 "
+                 "{" WGMMA_D_REGS_64 "}, %64, %65, p;\n"
+                 "}\n"
+                 : WGMMA_D_IOPERANDS_64(d)
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
 // clang-format on
 
 /* ---- mbarriers ----------------------------------------------------------------------------------
