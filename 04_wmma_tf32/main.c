@@ -1,7 +1,8 @@
 /* 04_wmma_tf32/main.c - the host driver of chapter 04: FP32 on the CUDA cores (sgemm.cu), the
- * WMMA TF32 ladder and 3xTF32 (wmma_tf32.cu), each next to cuBLAS in the same precision; part 2
- * (FAST.md): TF32 with k = 8 on mma.sync (v6, mma_tf32.cu) and on Hopper's wgmma (v7), and 3xTF32
- * on wgmma (v8, wgmma_tf32.cu), with B column-major and cuBLAS in that layout.
+ * WMMA TF32 ladder and 3xTF32 (one file per rung, v1_naive.cuh .. v5_3xtf32.cuh, bound to the
+ * table by hooks.cu), each next to cuBLAS in the same precision; part 2 (FAST.md): TF32 with
+ * k = 8 on mma.sync (v6, mma_tf32.cu) and on Hopper's wgmma (v7), and 3xTF32 on wgmma (v8,
+ * wgmma_tf32.cu), with B column-major and cuBLAS in that layout.
  *
  * The variant table below is the whole chapter as the tools see it: --list prints it, --test
  * runs every row on the test matrix (odd sizes, alpha/beta != (1, 0)), --bench times every row
@@ -78,21 +79,24 @@ static const tc_gemm_variant variants[] = {
     RUNG(.name = "v1_naive",      .precision = "tf32",     .problem = "TF32 GEMM",
          .baseline = "cublas_tf32", .mult_m = 16, .mult_n = 16, .mult_k = 8,
          .align_ab = {.ptr = 32, .ld = 16}, .align_c = {.ptr = 32, .ld = 16},
-         .prepare = tf32_v1_prepare, .launch = tf32_v1_launch, .emulation = &chain_tf32,
+         .prepare = hook_v1_naive_prepare, .launch = hook_v1_naive_launch,
+         .release = hook_release_plan, .emulation = &chain_tf32,
          .description = "one warp per 16x16 tile, fragments from global memory"),
     RUNG(.name = "v2_smem",       .precision = "tf32",     .problem = "TF32 GEMM",
-         .baseline = "cublas_tf32", .launch = tf32_v2_launch, .emulation = &chain_tf32,
+         .baseline = "cublas_tf32", .prepare = hook_v2_smem_prepare,
+         .launch = hook_v2_smem_launch, .release = hook_release_plan, .emulation = &chain_tf32,
          .description = "128x64 block tile, 32x32 warp tiles, padded smem, sync loads"),
     RUNG(.name = "v3_pipeline",   .precision = "tf32",     .problem = "TF32 GEMM",
-         .baseline = "cublas_tf32", .prepare = tf32_v3_prepare, .launch = tf32_v3_launch,
-         .emulation = &chain_tf32,
+         .baseline = "cublas_tf32", .prepare = hook_v3_pipeline_prepare,
+         .launch = hook_v3_pipeline_launch, .release = hook_release_plan, .emulation = &chain_tf32,
          .description = "128x128 tile, 64x32 warp tiles, 3-stage cp.async pipeline"),
     RUNG(.name = "v4_dbuf",       .precision = "tf32",     .problem = "TF32 GEMM",
-         .baseline = "cublas_tf32", .prepare = tf32_v4_prepare, .launch = tf32_v4_launch,
-         .emulation = &chain_tf32,
+         .baseline = "cublas_tf32", .prepare = hook_v4_dbuf_prepare,
+         .launch = hook_v4_dbuf_launch, .release = hook_release_plan, .emulation = &chain_tf32,
          .description = "128x256 tile, 64x64 warps, fragments double-buffered, grouped"),
     RUNG(.name = "v5_3xtf32",     .precision = "3xtf32",   .problem = "FP32 GEMM",
-         .baseline = "cublas_f32",  .prepare = tf32_v5_prepare, .launch = tf32_v5_launch,
+         .baseline = "cublas_f32",  .prepare = hook_v5_3xtf32_prepare,
+         .launch = hook_v5_3xtf32_launch, .release = hook_release_plan,
          .description = "3xTF32 on v3's pipeline: f32 accuracy from three TF32 products"),
     CUBLAS_KMAJOR(.name = "cublas_tf32_kmajor", .precision = "f32_tf32",
                   .problem = "TF32 GEMM (B K-major)", .impl = &tc_cublas_tf32,

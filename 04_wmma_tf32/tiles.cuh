@@ -1,5 +1,6 @@
-/* 04_wmma_tf32/tiles.cuh - the f32 face of common/gemm_tiles.cuh for this chapter's two kernel
- * files (sgemm.cu, wmma_tf32.cu): every matrix here is f32 in memory. */
+/* 04_wmma_tf32/tiles.cuh - the f32 face of common/gemm_tiles.cuh for sgemm.cu (v0_sgemm): every
+ * matrix here is f32 in memory. (The WMMA TF32 rungs take plain arguments and use
+ * wmma_tf32_tiles.cuh instead; this header includes the GEMM driver's glue.) */
 #ifndef TILES_CUH
 #define TILES_CUH
 

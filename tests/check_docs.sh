@@ -12,7 +12,7 @@ problems=0
 problem() { printf '%s\n' "$*"; problems=$((problems + 1)); }
 
 # every Markdown file of the tree (not git's list: a copy without git metadata checks the same)
-skip=(-path ./build -o -path ./.git -o -path ./.whl -o -path ./.gl)
+skip=(-path ./build -o -path './.*') # and every hidden folder (.git, scratch copies)
 mapfile -t docs < <(find . \( "${skip[@]}" \) -prune -o -name '*.md' -print | sed 's|^\./||' | sort)
 for md in "${docs[@]}"; do
     dir=$(dirname "$md")
@@ -31,7 +31,7 @@ for md in "${docs[@]}"; do
         if [[ $path == */* ]]; then # a path: from the Markdown file's folder or from the root
             [ -e "$dir/$path" ] || [ -e "$path" ] || problem "$md: names '$path', which does not exist"
         else # a bare file name: some folder of the repository must have it
-            [ -e "$dir/$path" ] || [ -n "$(find . -path ./build -prune -o -name "$path" -print -quit)" ] ||
+            [ -e "$dir/$path" ] || [ -n "$(find . \( "${skip[@]}" \) -prune -o -name "$path" -print -quit)" ] ||
                 problem "$md: names '$path', which no folder has"
         fi
     done < <(grep -o '`[^`]*`' "$md" | tr -d '`' |
