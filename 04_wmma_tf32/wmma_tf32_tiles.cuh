@@ -11,10 +11,10 @@
  *   - a warp tile's fragment loads (load_fragments), its mmas (warp_tile_mma_step), both over a
  *     k-tile (warp_tile_mma), zeroing (zero_accumulators) and the epilogue (store_tile,
  *     warp_tile_store);
- *   - on the host: which operands may move in 16-byte vectors (f32_vec_flags) and whether the GPU
- *     allows a block tile's shared memory (smem_fits).
- * The tile loads into shared memory, the cp.async wrappers, the tile order of a 1-D grid and the
- * shared-memory opt-in come from common/gemm_tiles.cuh. No harness header: a rung file with this
+ *   - on the host: which operands may move in 16-byte vectors (f32_vec_flags).
+ * The tile loads into shared memory, the cp.async wrappers, the tile order of a 1-D grid, the
+ * shared-memory opt-in and whether a tile's shared memory fits (smem_fits) come from
+ * common/gemm_tiles.cuh. No harness header: a rung file with this
  * header and common/gemm_tiles.cuh (and cp_async.cuh) builds in any program. */
 #ifndef WMMA_TF32_TILES_CUH
 #define WMMA_TF32_TILES_CUH
@@ -272,18 +272,6 @@ static inline vec_flags f32_vec_flags(int N, int K, const float *A, long lda, co
     return {rows_vectorizable(A, lda, K, sizeof(float)),
             rows_vectorizable(B, ldb, N, sizeof(float)),
             rows_vectorizable(C, ldc, N, sizeof(float))};
-}
-
-/* Whether this GPU allows a block `bytes` of shared memory (what smem_optin will ask for); true
- * when the question itself fails, so that prepare() reports that error. (Chapter 03's
- * wmma_tiles.cuh has the same function.) */
-static inline bool smem_fits(size_t bytes)
-{
-    int dev = 0, optin = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
-        return true;
-    return bytes <= (size_t)optin;
 }
 
 #endif /* WMMA_TF32_TILES_CUH */

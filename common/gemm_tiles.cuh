@@ -10,7 +10,7 @@
  *   - the order in which the blocks of a 1-D grid, or a persistent kernel, walk the tiles of C
  *     (block_tile_coords, tile_coords), and the number of tiles (tile_count);
  *   - the f32 epilogue's guarded pair store (store_pair);
- *   - the shared-memory opt-in (smem_optin).
+ *   - the shared-memory opt-in (smem_optin), and whether a size fits it (smem_fits).
  * Chapters 03, 04, 05, 07 and 09 use it. It includes no harness header: a kernel file that uses
  * it can be copied into any program (the GEMM driver's glue is common/gemm_hooks.h). It has no
  * state and only static functions, so every .cu file that includes it gets its own copy. */
@@ -154,6 +154,17 @@ static __device__ __forceinline__ void store_pair(float *__restrict__ C, long ld
         p[0] = beta != 0.0f ? x + beta * p[0] : x;
         if (c + 1 < N) p[1] = beta != 0.0f ? y + beta * p[1] : y;
     }
+}
+
+/* Whether this GPU allows a block `bytes` of shared memory (what smem_optin will ask for); true
+ * when the question itself fails, so that prepare() reports that error. */
+static inline bool smem_fits(size_t bytes)
+{
+    int dev = 0, optin = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
+        return true;
+    return bytes <= (size_t)optin;
 }
 
 /* Opts a kernel into `bytes` of dynamic shared memory (above 48 KiB it must ask), once per
