@@ -2,7 +2,7 @@
 # More precision than the tensor core has: FP64 on the FP64 tensor cores (DMMA), FP64 emulated with
 # int8 tensor cores (the Ozaki scheme), with cuBLAS DGEMM as the baseline; FP32 from bf16 tensor
 # cores (three bf16 words per value), with cuBLAS SGEMM as the baseline.
-$(d)_SRCS          := main.c dmma.cu ozaki.cu bf16x.cu ozaki_model.c
+$(d)_SRCS          := main.c hooks.cu ozaki_model.c
 $(d)_LIBS          := -lcublasLt -lcublas
 $(d)_MIN_SM        := 80
 $(d)_TARGETS_A          := 90a

@@ -3,11 +3,15 @@
  * cuBLAS DGEMM in the same layout; and FP32 GEMMs from bf16 tensor cores (v3_bf16xN, 3 bf16 words
  * per value, N word products), next to cuBLAS SGEMM.
  *
- * Every row: A row-major, B column-major, C row-major, all f64 ("RCR" in --list). The reference
- * of every check is more accurate than f64 (the GEMM driver's compensated Dot2 for f64 data), so
- * an FP64 result is judged against something better than itself. Tolerance rows: f64 (DGEMM,
+ * Every row: A row-major, B column-major, C row-major ("RCR" in --list); f64 for the FP64 GEMM
+ * rows, f32 for the FP32 ones. The reference of every check is more accurate than f64 (the GEMM
+ * driver's compensated Dot2 for f64 data), so an FP64 result is judged against something better
+ * than itself. Tolerance rows: f64 (DGEMM,
  * DMMA: one rounding per product), f64_ozN (the scheme's truncation bound) and bf16xN (the
  * dropped word products), all in common/verify.c.
+ *
+ * Each row's hooks (hooks.cu) call its rung's plain launcher: v1_dmma.cuh, v1_dmma16.cuh,
+ * v2_ozaki.cuh, v3_bf16x.cuh, v4_bf16x_fast.cuh, v5_ozaki2.cuh.
  *
  * Build and run
  *   make && build/bin/09_emulated_precision           # every row at 4096^3, errors included
@@ -15,10 +19,8 @@
  *   build/bin/09_emulated_precision --test            # every row on the test matrix
  *   build/bin/09_emulated_precision --bench           # CSV rows for make bench
  */
-#include "bf16x.h"
 #include "cublas_gemm.h"
-#include "dmma.h"
-#include "ozaki.h"
+#include "emulated_gemm.h"
 
 // clang-format off
 #define ROW TC_ROW_MAJOR
@@ -28,28 +30,29 @@
 #define RUNG(...) RUNG_AT(80, __VA_ARGS__)
 #define BF16X_ROW(NAME, ROWNAME, IMPL, ...)                                                        \
     {.name = NAME, .precision = ROWNAME, .a_layout = ROW, .b_layout = COL, .c_layout = ROW,       \
-     .problem = "FP32 GEMM", .baseline = "cublas_f32", .impl = IMPL, .release = bf_release,       \
-     __VA_ARGS__}
+     .problem = "FP32 GEMM", .baseline = "cublas_f32", .impl = IMPL,                              \
+     .release = hook_release_workspace, __VA_ARGS__}
 #define BF16X(NAME, ROWNAME, IMPL, ...)                                                            \
-    BF16X_ROW(NAME, ROWNAME, IMPL, .min_cc = 80, .prepare = bf_prepare, .launch = bf_launch,      \
-              __VA_ARGS__)
+    BF16X_ROW(NAME, ROWNAME, IMPL, .min_cc = 80, .prepare = hook_v3_bf16x_prepare,                \
+              .launch = hook_v3_bf16x_launch, __VA_ARGS__)
 #define BF16X_FAST(NAME, ROWNAME, IMPL, ...)                                                       \
-    BF16X_ROW(NAME, ROWNAME, IMPL, .min_cc = 90, .target = "90a", .prepare = bf_fast_prepare,     \
-              .launch = bf_fast_launch, __VA_ARGS__)
+    BF16X_ROW(NAME, ROWNAME, IMPL, .min_cc = 90, .target = "90a",                                 \
+              .prepare = hook_v4_bf16x_fast_prepare, .launch = hook_v4_bf16x_fast_launch,         \
+              __VA_ARGS__)
 /* the run-time choice --test forces: K cut into chunks of 64 (the chunk loop and its f64 sum) */
 static const char *const forced_chunk[] = {"kc64"};
 #define OZAKI(NAME, ROWNAME, IMPL, ...)                                                            \
-    RUNG(.name = NAME, .precision = ROWNAME, .impl = IMPL, .prepare = oz_prepare,                  \
-         .launch = oz_launch, .release = oz_release, .n_forced = 1,                                \
+    RUNG(.name = NAME, .precision = ROWNAME, .impl = IMPL, .prepare = hook_v2_ozaki_prepare,       \
+         .launch = hook_v2_ozaki_launch, .release = hook_release_workspace, .n_forced = 1,         \
          .forced_names = forced_chunk, __VA_ARGS__)
 #define OZAKI2(NAME, ROWNAME, IMPL, ...)                                                           \
-    RUNG(.name = NAME, .precision = ROWNAME, .impl = IMPL, .prepare = oz2_prepare,                 \
-         .launch = oz2_launch, .release = oz2_release, .n_forced = 1,                              \
+    RUNG(.name = NAME, .precision = ROWNAME, .impl = IMPL, .prepare = hook_v5_ozaki2_prepare,      \
+         .launch = hook_v5_ozaki2_launch, .release = hook_release_workspace, .n_forced = 1,        \
          .forced_names = forced_chunk, __VA_ARGS__)
 
 /* the arithmetic --test checks bit for bit on an sm_90 GPU (tc_gemm_emulation): v4's words
  * (bf16 to nearest even, word 0 the largest) and their products per k-step, smallest first, as
- * bf16x.cu issues them, summed in one chain per k-tile of 64, the k-tiles added in f32 */
+ * v4_bf16x_fast.cuh issues them, summed in one chain per k-tile of 64, the k-tiles added in f32 */
 static const int x6_products[] = {2, 0, 0, 2, 1, 1, 1, 0, 0, 1, 0, 0};
 static const int x9_products[] = {2, 2, 2, 1, 1, 2, 2, 0, 0, 2, 1, 1, 1, 0, 0, 1, 0, 0};
 static const tc_gemm_emulation x6_words = {.model = "wg_bf16f32", .cc = 90, .k_run = 64,
@@ -64,10 +67,12 @@ static const tc_gemm_variant variants[] = {
      .c_layout = ROW, .problem = "FP64 GEMM", .impl = &tc_cublas_f64,
      .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, .release = tc_cublas_release,
      .description = "cuBLAS DGEMM, COMPUTE_64F (the baseline)"},
-    RUNG(.name = "v1_dmma", .precision = "f64", .prepare = dmma_v1_prepare, .launch = dmma_v1_launch,
+    RUNG(.name = "v1_dmma", .precision = "f64", .prepare = hook_v1_dmma_prepare,
+         .launch = hook_v1_dmma_launch, .release = hook_release_plan,
          .description = "FP64 tensor cores: mma.sync m8n8k4 f64, 64x64 tile, cp.async 3 stages"),
-    RUNG_AT(90, .name = "v1_dmma16", .precision = "f64", .target = "90", .prepare = dmma16_prepare,
-            .launch = dmma16_launch,
+    RUNG_AT(90, .name = "v1_dmma16", .precision = "f64", .target = "90",
+            .prepare = hook_v1_dmma16_prepare, .launch = hook_v1_dmma16_launch,
+            .release = hook_release_plan,
             .description = "sm_90: mma.sync m16n8k16 f64 (DMMA.16x8x16), 64x64 tile, 3 stages"),
     OZAKI("v2_ozaki_s6", "f64_oz6", &oz_slices_6,
           .description = "Ozaki: 6 int8 slices per value, 6 int8 GEMMs (cuBLAS), f64 sums"),
@@ -85,15 +90,15 @@ static const tc_gemm_variant variants[] = {
      .c_layout = ROW, .problem = "FP32 GEMM", .impl = &tc_cublas_f32,
      .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, .release = tc_cublas_release,
      .description = "cuBLAS SGEMM, COMPUTE_32F_PEDANTIC (CUDA cores; the f32 baseline)"},
-    BF16X("v3_bf16x3", "bf16x3", &bf_terms_3,
+    BF16X("v3_bf16x3", "bf16x3", &bf_products_3,
           .description = "f32 as 3 bf16 words, 3 word products (2 bf16 GEMMs), f32 accumulate"),
-    BF16X("v3_bf16x6", "bf16x6", &bf_terms_6,
+    BF16X("v3_bf16x6", "bf16x6", &bf_products_6,
           .description = "f32 as 3 bf16 words, 6 word products (3 bf16 GEMMs), f32 accumulate"),
-    BF16X("v3_bf16x9", "bf16x9", &bf_terms_9,
+    BF16X("v3_bf16x9", "bf16x9", &bf_products_9,
           .description = "f32 as 3 bf16 words, all 9 word products (5 bf16 GEMMs)"),
-    BF16X_FAST("v4_bf16x6_fast", "bf16x6", &bf_terms_6, .emulation = &x6_words,
+    BF16X_FAST("v4_bf16x6_fast", "bf16x6", &bf_products_6, .emulation = &x6_words,
           .description = "sm_90a: the 3 words on wgmma, 6 products, f32 total per k-tile of 64"),
-    BF16X_FAST("v4_bf16x9_fast", "bf16x9", &bf_terms_9, .emulation = &x9_words,
+    BF16X_FAST("v4_bf16x9_fast", "bf16x9", &bf_products_9, .emulation = &x9_words,
           .description = "sm_90a: the 3 words on wgmma, 9 products, f32 total per k-tile of 64"),
 };
 // clang-format on
@@ -101,7 +106,7 @@ static const tc_gemm_variant variants[] = {
 static void *chapter_init(const tc_device_info *dev, FILE *info)
 {
     tc_cublas_print_version(info);
-    return oz_chapter_init(dev, info);
+    return hook_chapter_init(dev, info);
 }
 
 int main(int argc, char **argv)
@@ -114,7 +119,7 @@ int main(int argc, char **argv)
         .n_variants = TC_COUNT(variants),
         .min_cc = 80,
         .init = chapter_init,
-        .fini = oz_chapter_fini,
+        .fini = hook_chapter_fini,
     };
     return tc_gemm_main(argc, argv, &chapter);
 }

@@ -1,7 +1,8 @@
-/* 09_emulated_precision/ozaki_parts.cuh - what both Ozaki schemes share (v2_ozaki_sN in ozaki.cu,
- * v5_ozaki2_nN in v5_ozaki2.cuh): the exponent of every row of A and column of B, the final
- * scaling with alpha and beta, and the alignment of the chunks of K. No harness types: a rung
- * file that includes it can be copied into any program.
+/* 09_emulated_precision/ozaki_parts.cuh - what both Ozaki schemes share (v2_ozaki_sN in
+ * v2_ozaki.cuh, v5_ozaki2_nN in v5_ozaki2.cuh): the exponent of every row of A and column of B,
+ * the final scaling with alpha and beta, the alignment of the chunks of K, and the cutting of a
+ * caller's workspace into buffers. No harness types: a rung file that includes it can be copied
+ * into any program.
  *
  * Layout: x is rows x K with leading dimension ld (A row-major, or B column-major: a row of x is
  * a column of B); sum and C are M x N row-major (sum's leading dimension N, C's ldc). */
@@ -50,6 +51,15 @@ static inline void oz_launch_finish(const double *sum, const int *ea, const int 
 {
     const dim3 grid((unsigned)((N + 255) / 256), M < 65535 ? M : 65535);
     oz_finish<<<grid, 256, 0, stream>>>(sum, ea, eb, M, N, C, ldc, alpha, beta);
+}
+
+/* the next buffer of a workspace at *off (256-byte aligned, as cudaMalloc's), or only its size
+ * when base is NULL */
+static inline void *oz_take(char *base, size_t *off, size_t bytes)
+{
+    void *p = base ? base + *off : NULL;
+    *off += (bytes + 255) / 256 * 256;
+    return p;
 }
 
 #endif /* OZAKI_PARTS_CUH */

@@ -3,7 +3,7 @@
  * one int8 GEMM per modulus, the CRT in 128-bit fixed point (ozaki_model.h has the arithmetic and
  * its bound).
  *
- * Rung v5 of chapter 09. Parent: v2_ozaki_sN (ozaki.cu). What changes, and why it is faster:
+ * Rung v5 of chapter 09. Parent: v2_ozaki_sN (v2_ozaki.cuh). What changes, and why faster:
  * scheme I cuts every value into s slices of 7 bits and pays s(s+1)/2 int8 products; scheme II
  * rounds every scaled value to one k-bit integer and computes the integer product exactly modulo
  * n moduli of at most 256, one int8 GEMM of length K per modulus (n = 15 carries 51 bits, where
@@ -34,8 +34,8 @@
  *
  * Tile: none of its own; the int8 GEMMs are cuBLAS's (cublasGemmEx, CUDA_R_8I, COMPUTE_32I).
  *
- * The plain launcher (no harness types; ozaki_parts.cuh, ozaki_model.h and cuBLAS: link
- * ozaki_model.c and -lcublas):
+ * The plain launcher (no harness types; ozaki_parts.cuh, cublas_status.cuh, ozaki_model.h and
+ * cuBLAS: link ozaki_model.c and -lcublas):
  *   oz_v5_ozaki2_workspace_size(n, k, M, N, K, &bytes): the device workspace a problem needs (the
  *   residues, one int32 product, the bytes t_l, an f64 sum, the exponents); allocate it once, any
  *   contents;
@@ -54,10 +54,10 @@
 #ifndef OZ_V5_OZAKI2_CUH
 #define OZ_V5_OZAKI2_CUH
 
+#include "cublas_status.cuh"
 #include "ozaki_model.h"
 #include "ozaki_parts.cuh"
 
-#include <cublas_v2.h>
 #include <stdint.h>
 
 namespace
@@ -222,15 +222,6 @@ static inline const char *oz_v5_ozaki2_unsupported(int n, int bits, int M, int N
     return NULL;
 }
 
-/* the next buffer of the workspace at *off (256-byte aligned, as cudaMalloc's), or only its size
- * when base is NULL */
-static inline void *oz_v5_take(char *base, size_t *off, size_t bytes)
-{
-    void *p = base ? base + *off : NULL;
-    *off += (bytes + 255) / 256 * 256;
-    return p;
-}
-
 /* the chunk of K (at most kc_cap when that is not 0) and the workspace's buffers at base (sizes
  * only when base is NULL); returns the workspace's bytes */
 static inline size_t oz_v5_ozaki2_layout(oz_v5_ozaki2_plan *p, int n, int bits, int M, int N, int K,
@@ -247,13 +238,13 @@ static inline size_t oz_v5_ozaki2_layout(oz_v5_ozaki2_plan *p, int n, int bits, 
     p->groups = ((long)M * N + OZ2_GROUP - 1) / OZ2_GROUP;
     const size_t padded = (size_t)p->groups * OZ2_GROUP;
     size_t off = 0;
-    p->ares = (int8_t *)oz_v5_take(base, &off, (size_t)n * M * p->kcp);
-    p->bres = (int8_t *)oz_v5_take(base, &off, (size_t)n * N * p->kcp);
-    p->r = (int32_t *)oz_v5_take(base, &off, padded * sizeof(int32_t));
-    p->t = (uint8_t *)oz_v5_take(base, &off, (size_t)n * padded);
-    p->sum = (double *)oz_v5_take(base, &off, padded * sizeof(double));
-    p->ea = (int *)oz_v5_take(base, &off, (size_t)M * sizeof(int));
-    p->eb = (int *)oz_v5_take(base, &off, (size_t)N * sizeof(int));
+    p->ares = (int8_t *)oz_take(base, &off, (size_t)n * M * p->kcp);
+    p->bres = (int8_t *)oz_take(base, &off, (size_t)n * N * p->kcp);
+    p->r = (int32_t *)oz_take(base, &off, padded * sizeof(int32_t));
+    p->t = (uint8_t *)oz_take(base, &off, (size_t)n * padded);
+    p->sum = (double *)oz_take(base, &off, padded * sizeof(double));
+    p->ea = (int *)oz_take(base, &off, (size_t)M * sizeof(int));
+    p->eb = (int *)oz_take(base, &off, (size_t)N * sizeof(int));
     return off;
 }
 
@@ -300,19 +291,6 @@ static inline cudaError_t oz_v5_ozaki2_prepare(oz_v5_ozaki2_plan *plan, int n, i
                                       workspace_bytes, handle);
 }
 
-/* a cuBLAS status as the nearest CUDA error */
-static inline cudaError_t oz_v5_cublas_error(cublasStatus_t s)
-{
-    switch (s) {
-    case CUBLAS_STATUS_SUCCESS: return cudaSuccess;
-    case CUBLAS_STATUS_NOT_INITIALIZED: return cudaErrorInitializationError;
-    case CUBLAS_STATUS_ALLOC_FAILED: return cudaErrorMemoryAllocation;
-    case CUBLAS_STATUS_INVALID_VALUE: return cudaErrorInvalidValue;
-    case CUBLAS_STATUS_EXECUTION_FAILED: return cudaErrorLaunchFailure;
-    default: return cudaErrorUnknown;
-    }
-}
-
 template <int N>
 static cudaError_t oz2_run(const oz_v5_ozaki2_plan *plan, double alpha, double beta,
                            cudaStream_t stream)
@@ -350,7 +328,7 @@ static cudaError_t oz2_run(const oz_v5_ozaki2_plan *plan, double alpha, double b
                                                              ldexp(1.0, -2 * plan->bits), plan->c,
                                                              ch == 0, plan->sum);
     }
-    if (st != CUBLAS_STATUS_SUCCESS) return oz_v5_cublas_error(st);
+    if (st != CUBLAS_STATUS_SUCCESS) return cublas_status_error(st);
     oz_launch_finish(plan->sum, plan->ea, plan->eb, M, Ncols, plan->C, plan->ldc, alpha, beta,
                      stream);
     return cudaGetLastError();
