@@ -77,11 +77,13 @@ static int shape_taps(const st_shape *s)
 
 /* ---- the variant table ------------------------------------------------------------------------
  */
-typedef enum { RUNG_CUDNN, RUNG_CUDA, RUNG_DENSE, RUNG_SPARSE } st_rung;
+/* RUNG_CUDA_H2: the half2 CUDA-core kernel with F steps per pass (stencil_half2.cu) */
+typedef enum { RUNG_CUDNN, RUNG_CUDA, RUNG_DENSE, RUNG_SPARSE, RUNG_CUDA_H2 } st_rung;
 typedef struct {
     const char *name, *description;
     st_rung rung;
     int f16acc;
+    int fused; /* F steps per pass (PART2.md): chosen by the radius, or forced (--fuse, --test) */
     const char *precision; /* f16 in and out; accumulator f32 or f16 */
     int min_cc;
     const char *sizes;
@@ -102,6 +104,12 @@ static const st_variant variants[] = {
      .description = "(d) strided swap, 2:4 bands on mma.sp m16n8k32, f32 accumulate"},
     {.name = "sparse_f16", .rung = RUNG_SPARSE, .precision = "f16f16", .min_cc = 80, .sizes = "any grid", .f16acc = 1,
      .description = "(d) the same, f16 accumulate"},
+    {.name = "cuda_h2_fused",    .rung = RUNG_CUDA_H2, .precision = "f16f16", .min_cc = 80, .sizes = "any grid", .f16acc = 1, .fused = 1,
+     .description = "(b2) CUDA cores in half2 (HFMA2), F steps per pass on overlapped tiles"},
+    {.name = "dense_f16_fused",  .rung = RUNG_DENSE,   .precision = "f16f16", .min_cc = 80, .sizes = "any grid", .f16acc = 1, .fused = 1,
+     .description = "(e) dense_f16 advancing F steps per pass in shared memory"},
+    {.name = "sparse_f16_fused", .rung = RUNG_SPARSE,  .precision = "f16f16", .min_cc = 80, .sizes = "any grid", .f16acc = 1, .fused = 1,
+     .description = "(e) sparse_f16 advancing F steps per pass in shared memory"},
 };
 // clang-format on
 enum { N_VARIANTS = sizeof variants / sizeof variants[0], BASE = 0, DEFAULT_VARIANT = 4 };
@@ -111,6 +119,7 @@ enum { N_VARIANTS = sizeof variants / sizeof variants[0], BASE = 0, DEFAULT_VARI
  * roundings a cell's sum goes through, times their unit roundoff, from the tolerance table of
  * common/verify.c:
  *   CUDA cores     one FP32 FMA per tap, to nearest:                 taps * u(f32)
+ *   half2          one HFMA2 per tap and point, to nearest f16:      taps * u(f16)
  *   tensor, f32    per mma the f32 result is truncated, and the addends are aligned by
  *                  truncation to 25 bits below the largest (chapter 08): 2 * u(f32, TC) per mma
  *   tensor, f16    per mma one rounding to f16 to nearest, plus the alignment: 2 * u(f16) per mma
@@ -126,6 +135,7 @@ static st_err_model err_model(const st_variant *v, const st_shape *s, int transf
     st_err_model m = {0, 0, u_f16};
     switch (v->rung) {
     case RUNG_CUDA: m.gamma = taps * u_fma; break;
+    case RUNG_CUDA_H2: m.gamma = taps * u_f16; break;
     case RUNG_CUDNN:
         m.gamma = 2.0 * taps * u_tc;
         m.eps_in = transform ? tc_precision_get("f16_transform")->u_in : 0.0;
@@ -404,6 +414,7 @@ typedef struct {
     tc_timing timing;
     double rate; /* GStencil/s */
     int transform;
+    int fuse; /* steps per pass: 1 for the one-step rungs */
 } st_result;
 
 /* everything a run needs on the device; launch_steps runs the T steps */
@@ -412,8 +423,11 @@ typedef struct {
     const st_problem *p;
     int NY, NX, ld;
     void *d_init, *d_p, *d_q;
-    void *tc_hook; /* the tensor-core rungs: the plain launcher's plan and workspace */
+    void *tc_hook;    /* the tensor-core rungs: the plain launcher's plan and workspace */
+    void *fused_hook; /* the fused tensor-core rungs: the same, stencil_fused.cuh's */
+    int fuse;         /* steps per pass (1 but for the fused rungs) */
     st_weights_f32 wf;
+    st_weights_h2 wh;
     st_cudnn *cudnn;
 } run_ctx;
 
@@ -443,6 +457,21 @@ static void launch_steps(void *ctx, cudaStream_t stream)
     run_ctx *c = (run_ctx *)ctx;
     if (c->tc_hook) { /* the plain launcher runs the T steps: init -> p -> q -> p ... */
         TC_CUDA_CHECK(stencil_tc_hook_launch(c->tc_hook, c->p->T, stream));
+        return;
+    }
+    if (c->fused_hook) { /* passes of F steps: init -> p -> q -> p ... */
+        TC_CUDA_CHECK(stencil_fused_hook_launch(c->fused_hook, c->p->T, stream));
+        return;
+    }
+    if (c->v->rung == RUNG_CUDA_H2) {
+        const int r = c->p->sh->r;
+        if (stencil_h2_run(r, c->p->sh->kind == STAR, c->fuse, c->d_init, c->d_p, c->d_q, c->NY,
+                           c->NX, c->ld, &c->wh, c->p->T, stream) != 0) {
+            fprintf(stderr, "internal error: %s has no kernel for r = %d, F = %d\n", c->v->name, r,
+                    c->fuse);
+            exit(TC_EXIT_WRONG);
+        }
+        TC_LAUNCH_CHECK();
         return;
     }
     const void *src = c->d_init;
@@ -475,6 +504,7 @@ static int variant_supported(const st_variant *v, const st_shape *s, char *why, 
 {
     int ok = 1;
     if (v->rung == RUNG_CUDA) ok = stencil_cuda_supported(s->r, s->kind == STAR);
+    if (v->rung == RUNG_CUDA_H2) ok = stencil_h2_supported(s->r, s->kind == STAR);
     if (v->rung == RUNG_DENSE || v->rung == RUNG_SPARSE) ok = stencil_tc_supported(s->r);
     if (!ok) snprintf(why, n, "skipped: no kernel built for radius %d", s->r);
     return ok;
@@ -508,15 +538,18 @@ static const st_sample *sample_for(model_sample *cache, int *n_cache, const st_p
 }
 
 /* Runs variant v on problem p: upload, T steps from the poisoned start, check against the sample,
- * and (reps > 0) time T steps. */
+ * and (reps > 0) time T steps. fuse: a fused rung's F (steps per pass), or 0 for F chosen by the
+ * radius (st_fuse_default); the other rungs ignore it. */
 static void run_variant(const st_variant *v, const st_problem *p, model_sample *cache, int *n_cache,
-                        uint64_t seed, int warmup, int reps, st_result *res)
+                        uint64_t seed, int warmup, int reps, int fuse, st_result *res)
 {
     memset(res, 0, sizeof *res);
     const int NY = (int)p->NY, NX = (int)p->NX, r = p->sh->r;
     run_ctx c;
     memset(&c, 0, sizeof c);
     c.v = v, c.p = p, c.NY = NY, c.NX = NX;
+    c.fuse = !v->fused ? 1 : fuse > 0 ? fuse : st_fuse_default(r);
+    res->fuse = c.fuse;
     /* cuDNN takes packed NCHW; the kernels want 16-byte aligned rows */
     c.ld = v->rung == RUNG_CUDNN ? NX : (NX + 7) / 8 * 8;
     const long guard = guard_cells(c.ld);
@@ -538,6 +571,24 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
         for (int i = 0; i < (2 * r + 1) * (2 * r + 1); i++) c.wf.w[i] = (float)p->w[i];
         snprintf(res->used, sizeof res->used, "FFMA, %s taps",
                  p->sh->kind == STAR ? "star" : "box");
+    } else if (v->rung == RUNG_CUDA_H2) {
+        for (int i = 0; i < (2 * r + 1) * (2 * r + 1); i++)
+            c.wh.w[i] = (uint32_t)p->w16[i] | (uint32_t)p->w16[i] << 16;
+        snprintf(res->used, sizeof res->used, "HFMA2, %s taps, F=%d",
+                 p->sh->kind == STAR ? "star" : "box", c.fuse);
+    } else if (v->fused) {
+        const int sparse = v->rung == RUNG_SPARSE;
+        const char *why = NULL;
+        const cudaError_t e =
+            stencil_fused_hook_prepare(sparse, v->f16acc, r, p->w16, c.d_init, c.d_p, c.d_q, NY,
+                                       NX, c.ld, c.fuse, &c.fused_hook, &why);
+        if (e == cudaErrorNotSupported)
+            snprintf(res->why, sizeof res->why, "skipped: %s", why ? why : "not supported");
+        else
+            TC_CUDA_CHECK(e);
+        snprintf(res->used, sizeof res->used, "%s, F=%d, %d regs",
+                 sparse ? "HMMA.SP m16n8k32" : "HMMA m16n8k16", c.fuse,
+                 stencil_fused_registers(sparse, v->f16acc, r));
     } else {
         /* the plain launcher (stencil_tc.cuh) packs the bands of the f16 weights and checks */
         const int sparse = v->rung == RUNG_SPARSE;
@@ -554,7 +605,7 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
     }
 
     const int tc = v->rung == RUNG_DENSE || v->rung == RUNG_SPARSE;
-    if ((v->rung != RUNG_CUDNN || c.cudnn) && (!tc || c.tc_hook)) {
+    if ((v->rung != RUNG_CUDNN || c.cudnn) && (!tc || c.tc_hook || c.fused_hook)) {
         /* after cuDNN's measured search, which writes d_p */
         TC_CUDA_CHECK(cudaMemcpy(c.d_p, h_start, bytes, cudaMemcpyHostToDevice));
         TC_CUDA_CHECK(cudaMemcpy(c.d_q, h_start, bytes, cudaMemcpyHostToDevice));
@@ -563,8 +614,13 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
         launch_steps(&c, stream);
         TC_CUDA_CHECK(cudaStreamSynchronize(stream));
         uint16_t *got = (uint16_t *)tc_xmalloc((size_t)NY * NX * 2);
-        TC_CUDA_CHECK(cudaMemcpy2D(got, (size_t)NX * 2, p->T % 2 ? c.d_p : c.d_q, (size_t)c.ld * 2,
-                                   (size_t)NX * 2, (size_t)NY, cudaMemcpyDeviceToHost));
+        /* the one-step rungs end in p after an odd number of steps, the fused ones after an odd
+         * number of passes (st_fuse_result with F = 1 is the former) */
+        const int where = c.fused_hook ? stencil_fused_hook_result(c.fused_hook, p->T)
+                                       : st_fuse_result(p->T, c.fuse);
+        const void *result = where == 1 ? c.d_p : where == 2 ? c.d_q : c.d_init;
+        TC_CUDA_CHECK(cudaMemcpy2D(got, (size_t)NX * 2, result, (size_t)c.ld * 2, (size_t)NX * 2,
+                                   (size_t)NY, cudaMemcpyDeviceToHost));
         /* both ping-pong buffers, whole: nothing outside the grid may have changed */
         uint16_t *whole = (uint16_t *)tc_xmalloc(bytes);
         long outside = 0;
@@ -593,11 +649,12 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
     TC_CUDA_CHECK(cudaFree(c.d_p));
     TC_CUDA_CHECK(cudaFree(c.d_q));
     stencil_tc_hook_release(c.tc_hook);
+    stencil_fused_hook_release(c.fused_hook);
     free(h_init), free(h_start);
 }
 
 static void run_checked(const st_variant *v, const st_problem *p, model_sample *cache, int *n_cache,
-                        uint64_t seed, int warmup, int reps, st_result *res)
+                        uint64_t seed, int warmup, int reps, int fuse, st_result *res)
 {
     char why[200];
     if (!variant_supported(v, p->sh, why, sizeof why)) {
@@ -610,7 +667,7 @@ static void run_checked(const st_variant *v, const st_problem *p, model_sample *
         snprintf(res->why, sizeof res->why, "skipped: %s", cudnn_why);
         return;
     }
-    run_variant(v, p, cache, n_cache, seed, warmup, reps, res);
+    run_variant(v, p, cache, n_cache, seed, warmup, reps, fuse, res);
 }
 
 static void free_cache(model_sample *cache, int n)
@@ -651,7 +708,7 @@ static double copy_bandwidth(long NY, long NX, int warmup, int reps)
 
 /* ---- command line -------------------------------------------------------------------------------
  */
-enum { FLAG_GRID, FLAG_STEPS, FLAG_SHAPE };
+enum { FLAG_GRID, FLAG_STEPS, FLAG_SHAPE, FLAG_FUSE };
 static const tc_cli_flag flags[] = {
     [FLAG_GRID] = {.name = "--grid",
                    .metavar = "NYxNX",
@@ -660,6 +717,9 @@ static const tc_cli_flag flags[] = {
     [FLAG_SHAPE] = {.name = "--shape",
                     .metavar = "NAME|all",
                     .help = "a shape of the table (see --list) or all (default Box-2D49P)"},
+    [FLAG_FUSE] = {.name = "--fuse",
+                   .metavar = "F",
+                   .help = "steps per pass of the _fused rungs, 1..4 (default: by the radius)"},
 };
 enum { MAX_DIM = 65536, MAX_STEPS = 10000, DEFAULT_GRID = 10240, DEFAULT_STEPS = 10 };
 
@@ -667,6 +727,7 @@ enum { MAX_DIM = 65536, MAX_STEPS = 10000, DEFAULT_GRID = 10240, DEFAULT_STEPS =
 static struct {
     long NY, NX;
     int T, first, last;
+    int fuse; /* the fused rungs' F, 0: chosen by the radius */
 } opts = {.NY = DEFAULT_GRID,
           .NX = DEFAULT_GRID,
           .T = DEFAULT_STEPS,
@@ -728,27 +789,54 @@ static void print_list(void)
     printf("\nGStencil/s = grid points x steps / s. Bandwidth bound: 4 bytes per point update (one "
            "f16 read, one written)\nat the device-to-device copy bandwidth measured in the same "
            "run.\n");
+    printf("\nThe _fused rungs' tile plans (PART2.md; the tensor-core and half2 tiles are the same):"
+           " F steps per pass,\nby the radius (*) or --fuse F; per block a halo of x columns and y "
+           "rows, the output region, the cells\ncomputed per cell stored (redundancy), DRAM bytes "
+           "per point update if every tile is read once,\nand the box's arithmetic intensity at "
+           "4 / F bytes per point update (flop/byte):\n");
+    printf("  %-6s %-3s %-8s %-8s %10s %12s %8s\n", "radius", "F", "halo x/y", "output",
+           "redundancy", "bytes/update", "AI box");
+    const int radii[] = {1, 2, 3, 7};
+    for (int k = 0; k < 4; k++)
+        for (int f = 1; f <= ST_FUSE_MAX; f++) {
+            const int r = radii[k], d = 2 * r + 1;
+            st_fuse_plan plan;
+            char fcol[8], halo[16], out[16];
+            if (stencil_fused_plan_for(r, f, 10240, 10240, &plan) != 0) continue;
+            snprintf(fcol, sizeof fcol, "%d%s", f, f == st_fuse_default(r) ? "*" : "");
+            snprintf(halo, sizeof halo, "%d/%d", plan.halo_x, plan.halo_y);
+            snprintf(out, sizeof out, "%dx%d", plan.out_x, plan.out_y);
+            printf("  %-6d %-3s %-8s %-8s %10.3f %12.2f %8.1f\n", r, fcol, halo, out,
+                   st_fuse_redundancy(stencil_fused_compute_x(r), stencil_fused_compute_y(r), &plan),
+                   st_fuse_bytes(stencil_fused_compute_x(r), stencil_fused_compute_y(r), r, &plan),
+                   st_fuse_intensity(d * d, f));
+        }
 }
 
 /* ---- the timed table (default mode and --bench) ---------------------------------------------- */
+/* The roofline columns (PART2.md): F, the steps per pass (1 for the one-step rungs); AI, the
+ * arithmetic intensity of the stencil at F, 2 flop per tap over 4 / F bytes per point update
+ * (st_fuse_intensity); %bnd(F), the rate over the bandwidth bound at F, F times the copy bound. */
 static void print_header(FILE *f)
 {
-    fprintf(f, "%-11s %-40s %9s %10s %7s %8s %9s %s\n", "variant", "used", "ms(med)", "GStencil/s",
-            "%copy", "vs cudnn", "max err", "check");
+    fprintf(f, "%-16s %-40s %9s %10s %7s %2s %6s %8s %8s %9s %s\n", "variant", "used", "ms(med)",
+            "GStencil/s", "%copy", "F", "AI", "%bnd(F)", "vs cudnn", "max err", "check");
 }
 
-static void print_row(FILE *f, const st_variant *v, const st_result *r, double base_rate,
+static void print_row(FILE *f, const st_variant *v, const st_result *r, int taps, double base_rate,
                       double bound_rate)
 {
     if (!r->ran) {
-        fprintf(f, "%-11s %s\n", v->name, r->why);
+        fprintf(f, "%-16s %s\n", v->name, r->why);
         return;
     }
     char vs[16] = "-";
     if (base_rate > 0) snprintf(vs, sizeof vs, "%.2fx", r->rate / base_rate);
-    fprintf(f, "%-11s %-40s %9.3f %10.1f %6.1f%% %8s %9.2e %s\n", v->name, r->used,
-            r->timing.ms_median, r->rate, 100 * r->rate / bound_rate, vs, r->check.max_abs,
-            r->pass ? "PASS" : "FAIL");
+    const int fuse = r->fuse > 0 ? r->fuse : 1;
+    fprintf(f, "%-16s %-40s %9.3f %10.1f %6.1f%% %2d %6.1f %7.1f%% %8s %9.2e %s\n", v->name,
+            r->used, r->timing.ms_median, r->rate, 100 * r->rate / bound_rate, fuse,
+            st_fuse_intensity(taps, fuse), 100 * r->rate / (fuse * bound_rate), vs,
+            r->check.max_abs, r->pass ? "PASS" : "FAIL");
     if (!r->pass) {
         fprintf(f, "    ");
         check_print(&r->check, f);
@@ -782,6 +870,26 @@ static int run_timed(const tc_args *a, const tc_device_info *dev, int first, int
         row.precision = "f16", row.rate = bound, row.unit = "GStencil/s";
         snprintf(row.size, sizeof row.size, "%s", size);
         row.baseline = "copy_bound", row.pct_of_baseline = 100.0, row.verified = -1;
+        tc_bench_csv_write(csv, &row, dev);
+    }
+    /* the bandwidth bound of the fused rungs' F (PART2.md): F point updates per 4 bytes, F times
+     * the copy bound; a row per F > 1 that the selected shapes run (copy_bound_f2, ...) */
+    int f_used[ST_FUSE_MAX + 1] = {0};
+    for (int si = first; si <= last; si++)
+        f_used[opts.fuse > 0 ? opts.fuse : st_fuse_default(shapes[si].r)] = 1;
+    for (int f = 2; f <= ST_FUSE_MAX; f++) {
+        if (!f_used[f]) continue;
+        fprintf(out, "bound F=%d : %.1f GStencil/s at 4 / %d bytes per point update\n", f, f * bound,
+                f);
+        if (!csv) continue;
+        tc_bench_row row;
+        char name[24];
+        snprintf(name, sizeof name, "copy_bound_f%d", f);
+        memset(&row, 0, sizeof row);
+        row.chapter = PROGRAM, row.variant = name, row.problem = "stencil";
+        row.precision = "f16", row.rate = f * bound, row.unit = "GStencil/s";
+        snprintf(row.size, sizeof row.size, "%s", size);
+        row.baseline = "copy_bound", row.pct_of_baseline = 100.0 * f, row.verified = -1;
         tc_bench_csv_write(csv, &row, dev);
     }
     /* --bench: the rates of the two tensor-core instructions, and from them what each shape's
@@ -828,11 +936,12 @@ static int run_timed(const tc_args *a, const tc_device_info *dev, int first, int
                 snprintf(res[i].why, sizeof res[i].why, "skipped: needs sm_%d", variants[i].min_cc);
             } else {
                 run_checked(&variants[i], &p, cache, &n_cache, a->seed, a->warmup, a->reps,
-                            &res[i]);
+                            opts.fuse, &res[i]);
                 failed += res[i].ran && !res[i].pass;
             }
             const double base_rate = res[BASE].ran ? res[BASE].rate : 0;
-            print_row(out, &variants[i], &res[i], i == BASE ? 0 : base_rate, bound);
+            print_row(out, &variants[i], &res[i], shape_taps(sh), i == BASE ? 0 : base_rate,
+                      bound);
             fflush(out);
             if (csv && res[i].ran) {
                 tc_bench_row row;
@@ -872,37 +981,54 @@ static const test_grid test_grids[] = {
     {.NY = 64, .NX = 200, .T = 2}, {.NY = 129, .NX = 77, .T = 5}, {.NY = 1000, .NX = 1000, .T = 3}};
 enum { N_TEST_GRIDS = sizeof test_grids / sizeof test_grids[0], N_SMALL_GRIDS = 4 };
 static const test_grid exact_grid = {.NY = 37, .NX = 45, .T = 1};
+/* the fused rungs' own: enough steps for two full passes and a short one at every F (9 = 4 + 4 + 1
+ * = 3 + 3 + 3 = 2 + 2 + 2 + 2 + 1), on a grid that is no multiple of any block's output region */
+static const test_grid fused_grid = {.NY = 267, .NX = 301, .T = 9};
 
+/* Every selected variant on problem p (fused_only: the fused rungs alone). A fused rung runs once
+ * with F chosen by the radius and once more per F = 1 .. ST_FUSE_MAX, forced (CONTRIBUTING.md:
+ * every run-time choice is forceable): every F meets every grid, whatever the radius picks. */
 static void test_case(const tc_args *a, const tc_device_info *dev, const st_problem *p,
-                      const char *label, int *passed, int *failed, int *skipped)
+                      const char *label, int fused_only, int *passed, int *failed, int *skipped)
 {
     model_sample cache[MAX_MODELS];
     int n_cache = 0;
     for (int i = 0; i < N_VARIANTS; i++) {
         if (a->variant && strcmp(a->variant, "all") != 0 && strcmp(a->variant, variants[i].name))
             continue;
-        if (variants[i].min_cc > dev->cc) {
-            printf("SKIP %-10s %-11s %-14s needs sm_%d\n", variants[i].name, p->sh->name, label,
-                   variants[i].min_cc);
-            (*skipped)++;
-            continue;
+        if (fused_only && !variants[i].fused) continue;
+        for (int force = 0; force <= (variants[i].fused ? ST_FUSE_MAX : 0); force++) {
+            char case_label[80];
+            if (!variants[i].fused)
+                snprintf(case_label, sizeof case_label, "%s", label);
+            else if (force)
+                snprintf(case_label, sizeof case_label, "%s F%d", label, force);
+            else /* F chosen by the radius */
+                snprintf(case_label, sizeof case_label, "%s Fr", label);
+            if (variants[i].min_cc > dev->cc) {
+                printf("SKIP %-16s %-11s %-17s needs sm_%d\n", variants[i].name, p->sh->name,
+                       case_label, variants[i].min_cc);
+                (*skipped)++;
+                continue;
+            }
+            st_result r;
+            run_checked(&variants[i], p, cache, &n_cache, a->seed, 0, 0, force, &r);
+            if (!r.ran && strncmp(r.why, "skipped", 7) == 0) {
+                printf("SKIP %-16s %-11s %-17s %s\n", variants[i].name, p->sh->name, case_label,
+                       r.why);
+                (*skipped)++;
+                continue;
+            }
+            printf("%s %-16s %-11s %-17s ", r.pass ? "PASS" : "FAIL", variants[i].name,
+                   p->sh->name, case_label);
+            if (r.ran)
+                check_print(&r.check, stdout);
+            else
+                printf("%s\n", r.why);
+            fflush(stdout);
+            *passed += r.pass;
+            *failed += !r.pass;
         }
-        st_result r;
-        run_checked(&variants[i], p, cache, &n_cache, a->seed, 0, 0, &r);
-        if (!r.ran && strncmp(r.why, "skipped", 7) == 0) {
-            printf("SKIP %-10s %-11s %-14s %s\n", variants[i].name, p->sh->name, label, r.why);
-            (*skipped)++;
-            continue;
-        }
-        printf("%s %-10s %-11s %-14s ", r.pass ? "PASS" : "FAIL", variants[i].name, p->sh->name,
-               label);
-        if (r.ran)
-            check_print(&r.check, stdout);
-        else
-            printf("%s\n", r.why);
-        fflush(stdout);
-        *passed += r.pass;
-        *failed += !r.pass;
     }
     free_cache(cache, n_cache);
 }
@@ -928,7 +1054,7 @@ static void error_growth(const tc_args *a, const tc_device_info *dev, int si, in
         for (int k = 0; k < N_ORDER; k++) {
             if (!ok[k]) continue;
             st_result r;
-            run_checked(&variants[order[k]], &p, cache, &n_cache, a->seed, 0, 0, &r);
+            run_checked(&variants[order[k]], &p, cache, &n_cache, a->seed, 0, 0, 0, &r);
             err[k][t - 1] = r.check.max_abs;
             if (!r.pass) {
                 ok[k] = 0;
@@ -985,14 +1111,22 @@ static int run_tests(const tc_args *a, const tc_device_info *dev, int first, int
                      a->seed * 1000003u + (uint64_t)si);
         snprintf(label, sizeof label, "%ldx%ld T%d int", exact_grid.NY, exact_grid.NX,
                  exact_grid.T);
-        test_case(a, dev, &p, label, &passed, &failed, &skipped);
+        test_case(a, dev, &p, label, 0, &passed, &failed, &skipped);
         free(p.g0);
         for (int gi = 0; gi < (small ? N_SMALL_GRIDS : N_TEST_GRIDS); gi++) {
             const test_grid *g = &test_grids[gi];
             problem_make(&p, sh, g->NY, g->NX, g->T, 0,
                          a->seed * 1000003u + (uint64_t)(100 * si + gi));
             snprintf(label, sizeof label, "%ldx%ld T%d", g->NY, g->NX, g->T);
-            test_case(a, dev, &p, label, &passed, &failed, &skipped);
+            test_case(a, dev, &p, label, 0, &passed, &failed, &skipped);
+            free(p.g0);
+        }
+        if (!small) {
+            problem_make(&p, sh, fused_grid.NY, fused_grid.NX, fused_grid.T, 0,
+                         a->seed * 1000003u + (uint64_t)(100 * si + 99));
+            snprintf(label, sizeof label, "%ldx%ld T%d", fused_grid.NY, fused_grid.NX,
+                     fused_grid.T);
+            test_case(a, dev, &p, label, 1, &passed, &failed, &skipped);
             free(p.g0);
         }
     }
@@ -1007,9 +1141,12 @@ static int run_tests(const tc_args *a, const tc_device_info *dev, int first, int
 static void check_args(const tc_args *a)
 {
     const char *grid_text = a->flag_values[FLAG_GRID], *steps_text = a->flag_values[FLAG_STEPS],
-               *shape_text = a->flag_values[FLAG_SHAPE];
+               *shape_text = a->flag_values[FLAG_SHAPE], *fuse_text = a->flag_values[FLAG_FUSE];
     if (a->mode == TC_MODE_TEST && (grid_text || steps_text))
         tc_usage_error(PROGRAM, "--test runs its own grids and steps; drop --grid/--steps");
+    if (a->mode == TC_MODE_TEST && fuse_text)
+        tc_usage_error(PROGRAM, "--test forces every steps per pass itself; drop --fuse");
+    if (fuse_text) opts.fuse = (int)tc_parse_long(PROGRAM, "--fuse", fuse_text, 1, ST_FUSE_MAX);
     if (grid_text) parse_grid(grid_text, &opts.NY, &opts.NX);
     if (steps_text) opts.T = (int)tc_parse_long(PROGRAM, "--steps", steps_text, 1, MAX_STEPS);
     if (a->mode == TC_MODE_TEST || a->mode == TC_MODE_BENCH)

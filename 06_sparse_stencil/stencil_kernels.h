@@ -7,6 +7,8 @@
 #ifndef STENCIL_KERNELS_H
 #define STENCIL_KERNELS_H
 
+#include "stencil_fuse.h"
+
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 
@@ -33,6 +35,40 @@ cudaError_t stencil_tc_hook_launch(const void *hook, int steps, cudaStream_t str
 void stencil_tc_hook_release(void *hook);
 /* registers per thread of the kernel (cudaFuncGetAttributes), for the --list/--test report */
 int stencil_tc_registers(int sparse, int f16acc, int r);
+
+/* ---- stencil_fused.cu: rung e, the tensor-core rungs with F steps per pass ---------------------
+ * The plain launcher of stencil_fused.cuh for a C caller, as the hooks above. fuse: F, 1 ..
+ * ST_FUSE_MAX, or 0 for F chosen by the radius (st_fuse_default). The steps run as passes of F:
+ * pass 1 reads `in` and writes p, pass 2 q, ...; stencil_fused_hook_result says where the grid
+ * is after `steps` steps: 0 = in, 1 = p, 2 = q (st_fuse_result). */
+cudaError_t stencil_fused_hook_prepare(int sparse, int f16acc, int r, const uint16_t *w16,
+                                       const void *in, void *p, void *q, int NY, int NX, int ld,
+                                       int fuse, void **hook, const char **why);
+cudaError_t stencil_fused_hook_launch(const void *hook, int steps, cudaStream_t stream);
+int stencil_fused_hook_result(const void *hook, int steps);
+int stencil_fused_hook_fuse(const void *hook); /* the F it runs */
+void stencil_fused_hook_release(void *hook);
+int stencil_fused_registers(int sparse, int f16acc, int r);
+/* the tile plan of F steps per pass at radius r on NY x NX (stencil_fuse.h): 0, or -1 when there is
+ * no kernel for r or F is not 1 .. ST_FUSE_MAX; and the block's compute region CX x CY */
+int stencil_fused_plan_for(int r, int fuse, long NY, long NX, st_fuse_plan *plan);
+int stencil_fused_compute_x(int r);
+int stencil_fused_compute_y(int r);
+
+/* ---- stencil_half2.cu: CUDA cores in half2 with F steps per pass (rung b2) -------------------
+ * w[i] holds weight i as f16 bits in both halves (the pair (w, w) of one HFMA2). star = 1: only
+ * the taps with dy = 0 or dx = 0. Built for r in {1, 2, 3, 7}, star for r <= 3.
+ * stencil_h2_plan: the tile plan of F steps per pass (stencil_fuse.h), 0 or -1.
+ * stencil_h2_run: `steps` steps as passes of F = fuse (1 .. ST_FUSE_MAX, the last pass shorter),
+ *   pass 1 in -> p, pass 2 p -> q, ... (st_fuse_result); -1, with nothing launched, for a
+ *   configuration it was not built for (ld must be a multiple of 8). */
+typedef struct {
+    uint32_t w[15 * 15];
+} st_weights_h2;
+int stencil_h2_supported(int r, int star);
+int stencil_h2_plan(int r, int fuse, long NY, long NX, st_fuse_plan *plan);
+int stencil_h2_run(int r, int star, int fuse, const void *in, void *p, void *q, int NY, int NX,
+                   int ld, const st_weights_h2 *w, int steps, cudaStream_t stream);
 
 /* ---- stencil_cuda.cu: CUDA cores (rung b), and the frame restore of the cuDNN rung ---------- */
 enum { ST_W_MAX = 15 * 15 };

@@ -319,19 +319,17 @@ template <bool SPARSE> static cudaError_t stencil_tc_workspace_size(int r, size_
     return cudaSuccess;
 }
 
-template <bool SPARSE, bool F16ACC>
-static cudaError_t stencil_tc_prepare(stencil_tc_plan *plan, int r, const __half *w,
-                                      const __half *in, __half *p, __half *q, int NY, int NX,
-                                      int ld, void *workspace, size_t bytes)
+/* The bands of the weights w (host, f16) packed into the workspace (device, 16-byte aligned, at
+ * least stencil_tc_workspace_size bytes): *a_words and *meta (sparse; else NULL) point into it.
+ * cudaErrorNotSupported for a band that is not 2:4 after the swap (r > 7). Host only. */
+template <bool SPARSE>
+static cudaError_t stencil_tc_pack_bands(int r, const __half *w, void *workspace, size_t bytes,
+                                         const uint32_t **a_words, const uint32_t **meta)
 {
     size_t need = 0;
-    if (!plan || !w || !in || !p || !q || in == p || p == q || r < 1 || NY < 1 || NX < 1 || ld < NX)
-        return cudaErrorInvalidValue;
-    if (stencil_tc_unsupported<SPARSE, F16ACC>(r, NY, NX, ld, in, p, q))
-        return cudaErrorNotSupported;
     cudaError_t e = stencil_tc_workspace_size<SPARSE>(r, &need);
     if (e != cudaSuccess) return e;
-    if (!workspace || bytes < need || (uintptr_t)workspace % 16) return cudaErrorInvalidValue;
+    if (!w || !workspace || bytes < need || (uintptr_t)workspace % 16) return cudaErrorInvalidValue;
     const int d = 2 * r + 1, n_a = SPARSE ? 4 : 8;
     uint32_t *ws = (uint32_t *)workspace;
 #if !defined(__CUDA_ARCH__) /* the packing is host code (stencil_bands.h) */
@@ -348,10 +346,27 @@ static cudaError_t stencil_tc_prepare(stencil_tc_plan *plan, int r, const __half
     if (e == cudaSuccess) e = cudaStreamSynchronize(0);
     if (e != cudaSuccess) return e;
 #endif
+    *a_words = ws;
+    *meta = SPARSE ? ws + d * 32 * n_a : NULL;
+    return cudaSuccess;
+}
+
+template <bool SPARSE, bool F16ACC>
+static cudaError_t stencil_tc_prepare(stencil_tc_plan *plan, int r, const __half *w,
+                                      const __half *in, __half *p, __half *q, int NY, int NX,
+                                      int ld, void *workspace, size_t bytes)
+{
+    if (!plan || !w || !in || !p || !q || in == p || p == q || r < 1 || NY < 1 || NX < 1 || ld < NX)
+        return cudaErrorInvalidValue;
+    if (stencil_tc_unsupported<SPARSE, F16ACC>(r, NY, NX, ld, in, p, q))
+        return cudaErrorNotSupported;
+    const uint32_t *a_words = NULL, *meta = NULL;
+    const cudaError_t e = stencil_tc_pack_bands<SPARSE>(r, w, workspace, bytes, &a_words, &meta);
+    if (e != cudaSuccess) return e;
     plan->sparse = SPARSE, plan->f16acc = F16ACC, plan->r = r;
     plan->NY = NY, plan->NX = NX, plan->ld = ld;
     plan->in = in, plan->p = p, plan->q = q;
-    plan->a_words = ws, plan->meta = SPARSE ? ws + d * 32 * n_a : NULL;
+    plan->a_words = a_words, plan->meta = meta;
     return cudaSuccess;
 }
 
