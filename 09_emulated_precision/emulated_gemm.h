@@ -1,7 +1,7 @@
 /* 09_emulated_precision/emulated_gemm.h - chapter 09's rungs as hooks of the GEMM driver's variant
  * table (common/gemm_driver.h): hooks.cu binds each row of main.c's table to its rung's plain
- * launcher (v1_dmma.cuh .. v5_ozaki2.cuh). Every row: A M x K row-major, B K x N column-major
- * (stored N x K, K-contiguous), C M x N row-major; f64 for v1, v2 and v5, f32 for v3 and v4. */
+ * launcher (v1_dmma.cuh .. v6_ozaki2_fused.cuh). Every row: A M x K row-major, B K x N column-major
+ * (stored N x K, K-contiguous), C M x N row-major; f64 for v1, v2, v5 and v6, f32 for v3 and v4. */
 #ifndef EMULATED_GEMM_H
 #define EMULATED_GEMM_H
 
@@ -12,8 +12,8 @@
 extern "C" {
 #endif
 
-/* The impl of a variant row: v2_ozaki_sN, its slice count s; v5_ozaki2_nN, its moduli count n and
- * integer bits k; v3_bf16xN and v4_bf16xN_fast, their word products (3, 6 or 9) */
+/* The impl of a variant row: v2_ozaki_sN, its slice count s; v5_ozaki2_nN and v6_ozaki2_fused_nN,
+ * its moduli count n and integer bits k; v3_bf16xN and v4_bf16xN_fast, their word products (3, 6 or 9) */
 extern const int oz_slices_6, oz_slices_7, oz_slices_8;
 typedef struct {
     int moduli, bits;
@@ -38,9 +38,14 @@ void hook_v4_bf16x_fast_launch(const tc_gemm_variant *v, const tc_gemm_problem *
                                cudaStream_t stream);
 const char *hook_v5_ozaki2_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void hook_v5_ozaki2_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
+const char *hook_v6_ozaki2_fused_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
+void hook_v6_ozaki2_fused_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                                 cudaStream_t stream);
+/* v6's exact check against ozaki_model.c (its row's check_state) */
+const char *hook_v6_ozaki2_fused_check(const tc_gemm_variant *v, const tc_gemm_problem *p);
 /* frees the plan a prepare() stored: v1_dmma, v1_dmma16 */
 void hook_release_plan(const tc_gemm_variant *v, tc_gemm_problem *p);
-/* frees the plan and its device workspace: v2, v3, v4, v5 */
+/* frees the plan and its device workspace: v2, v3, v4, v5, v6 */
 void hook_release_workspace(const tc_gemm_variant *v, tc_gemm_problem *p);
 
 #ifdef __cplusplus

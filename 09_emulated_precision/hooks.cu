@@ -6,8 +6,9 @@
  *
  *   v1_dmma          v1_dmma.cuh                 v4_bf16xN_fast   v4_bf16x_fast.cuh
  *   v1_dmma16        v1_dmma16.cuh               v5_ozaki2_nN     v5_ozaki2.cuh
- *   v2_ozaki_sN      v2_ozaki.cuh                (what v2 and v5 share: ozaki_parts.cuh;
- *   v3_bf16xN        v3_bf16x.cuh                 v2, v3, v5: cublas_status.cuh)
+ *   v2_ozaki_sN      v2_ozaki.cuh                v6_ozaki2_fused_nN  v6_ozaki2_fused.cuh
+ *   v3_bf16xN        v3_bf16x.cuh                (what v2, v5 and v6 share: ozaki_parts.cuh;
+ *                                                 v2, v3, v5: cublas_status.cuh)
  *
  * A problem a rung cannot take is reported as skipped with the rung's own reason, except where
  * the row's own parameters are refused (v2's slice count, v5's moduli and bits: a bad row, a
@@ -18,7 +19,12 @@
  * choose the chunk of K (the largest whose int32 sums are exact, or for v5 whose CRT range holds
  * the sum), and --test forces chunks of OZ_FORCED_KC ("kc64"), so that the loop over chunks and
  * their f64 sum run at the test matrix's K too. TC_OZAKI_KC (environment, a multiple of 16) caps
- * the chunk of both schemes as well. The other rungs choose nothing. */
+ * the chunk of both schemes as well. v6_ozaki2_fused also chooses its persistent grid, forced to
+ * one cluster ("1cluster"). The other rungs choose nothing.
+ *
+ * v6_ozaki2_fused's exact check (its row's check_state, run by --test after the tolerance check):
+ * the exponents and residues its launch left in the workspace, and C bit for bit, against
+ * ozaki_model.c (oz2_fused_mismatches), at the test matrix's sizes. */
 #include <cublas_v2.h> /* before check.h (through emulated_gemm.h): TC_CUBLAS_CHECK */
 
 #include "emulated_gemm.h"
@@ -30,7 +36,9 @@
 #include "v3_bf16x.cuh"
 #include "v4_bf16x_fast.cuh"
 #include "v5_ozaki2.cuh"
+#include "v6_ozaki2_fused.cuh"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 const int oz_slices_6 = 6, oz_slices_7 = 7, oz_slices_8 = 8;
@@ -282,4 +290,127 @@ extern "C" void hook_v5_ozaki2_launch(const tc_gemm_variant *v, const tc_gemm_pr
 {
     const hook_ws_plan<oz_v5_ozaki2_plan> *h = (const hook_ws_plan<oz_v5_ozaki2_plan> *)p->plan;
     TC_CUDA_CHECK(oz_v5_ozaki2_run(&h->plan, p->alpha, p->beta, stream));
+}
+
+/* ---- v6_ozaki2_fused_nN --------------------------------------------------------------------- */
+/* The choices --test forces (main.c's forced_fused): 1 the chunk of K (OZ_FORCED_KC, so that the
+ * chunks' f64 sums run), 2 a grid of one cluster (so that a cluster walks every unit, the ring's
+ * phases running on across units, chunks and moduli) */
+constexpr int OZ_FORCE_CHUNK = 1, OZ_FORCE_ONE_CLUSTER = 2;
+
+extern "C" const char *hook_v6_ozaki2_fused_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    const oz2_variant *var = (const oz2_variant *)v->impl;
+    long kc_cap = env_kc_cap();
+    if (p->force == OZ_FORCE_CHUNK) kc_cap = OZ_FORCED_KC;
+    size_t bytes = 0;
+    cudaError_t e = oz_v6_ozaki2_fused_workspace_size_forced(kc_cap, var->moduli, var->bits, p->M,
+                                                             p->N, p->K, &bytes);
+    if (e == cudaErrorNotSupported) /* the driver has checked the GPU: a refusal is a bad row */
+        return oz_v6_ozaki2_fused_unsupported(var->moduli, var->bits, p->M, p->N, p->K);
+    TC_CUDA_CHECK(e);
+    const char *why = NULL;
+    hook_ws_plan<oz_v6_ozaki2_fused_plan> *h = new_ws_plan<oz_v6_ozaki2_fused_plan>(
+        p, bytes, TC_GEMM_SKIP "not enough device memory for the residues", &why);
+    if (!h) return why;
+    e = oz_v6_ozaki2_fused_prepare_forced(
+        &h->plan, kc_cap, p->force == OZ_FORCE_ONE_CLUSTER ? 1 : 0, var->moduli, var->bits, p->M,
+        p->N, p->K, (const double *)p->d_a, p->lda, (const double *)p->d_b, p->ldb,
+        (double *)p->d_c, p->ldc, h->workspace, bytes);
+    if (e != cudaSuccess) {
+        hook_release_workspace(v, p);
+        return hook_status(e, oz_v6_ozaki2_fused_unsupported(var->moduli, var->bits, p->M, p->N,
+                                                             p->K));
+    }
+    return NULL;
+}
+extern "C" void hook_v6_ozaki2_fused_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                                            cudaStream_t stream)
+{
+    const hook_ws_plan<oz_v6_ozaki2_fused_plan> *h =
+        (const hook_ws_plan<oz_v6_ozaki2_fused_plan> *)p->plan;
+    TC_CUDA_CHECK(oz_v6_ozaki2_fused_run(&h->plan, p->alpha, p->beta, stream));
+}
+
+/* The exact check's limit: (M + N) K values copied back and modelled */
+constexpr long OZ_EXACT_MAX_VALUES = 1L << 24;
+
+/* NULL when the residues of row `row` of x (rows x K, ld), every chunk and modulus, are the
+ * model's (oz2_scale, oz2_residue) in the plan's layout res, else what differs (in why) */
+static const char *fused_residues_differ(const oz_v6_ozaki2_fused_plan *plan, const int8_t *res,
+                                         const double *x, long ld, long rows, long row, int e,
+                                         char *why, size_t size)
+{
+    const oz2_consts *c = &plan->args.c;
+    const long kcp = plan->kcp, planes = plan->chunks * c->n;
+    int8_t *got = (int8_t *)malloc((size_t)(planes * kcp));
+    if (!got) return "out of host memory";
+    TC_CUDA_CHECK(cudaMemcpy2D(got, kcp, res + row * kcp, rows * kcp, kcp, planes,
+                               cudaMemcpyDeviceToHost));
+    const char *bad = NULL;
+    for (long q = 0; q < planes && !bad; q++)
+        for (long jj = 0; jj < kcp && !bad; jj++) {
+            const long chunk = q / c->n, l = q % c->n, k = chunk * plan->kc + jj;
+            const int want = jj < plan->kc && k < plan->K
+                                 ? oz2_residue(oz2_scale(x[row * ld + k], e, plan->bits), c->m[l])
+                                 : 0;
+            if (got[q * kcp + jj] != want) {
+                snprintf(why, size, "exact check: the residue of row %ld, k = %ld modulo %d is %d, "
+                         "the model's %d (chunk %ld)", row, k, c->m[l], got[q * kcp + jj], want,
+                         chunk);
+                bad = why;
+            }
+        }
+    free(got);
+    return bad;
+}
+
+extern "C" const char *hook_v6_ozaki2_fused_check(const tc_gemm_variant *v,
+                                                  const tc_gemm_problem *p)
+{
+    static char why[400];
+    const oz_v6_ozaki2_fused_plan *plan =
+        &((const hook_ws_plan<oz_v6_ozaki2_fused_plan> *)p->plan)->plan;
+    const long M = p->M, N = p->N, K = p->K;
+    /* beta != 0: C before the call is gone (the tolerance check has judged it); a large problem
+     * is checked by the tolerance alone */
+    if (p->beta != 0 || (M + N) * K > OZ_EXACT_MAX_VALUES) return NULL;
+    double *a = (double *)malloc(sizeof(double) * (size_t)(M * p->lda));
+    double *b = (double *)malloc(sizeof(double) * (size_t)(N * p->ldb));
+    double *c = (double *)malloc(sizeof(double) * (size_t)(M * p->ldc));
+    int *ea = (int *)malloc(sizeof(int) * (size_t)(M + N)), *eb = ea + M;
+    const char *bad = NULL;
+    if (!a || !b || !c || !ea) bad = "out of host memory";
+    if (!bad) {
+        TC_CUDA_CHECK(cudaMemcpy(a, p->d_a, sizeof(double) * (size_t)(M * p->lda),
+                                 cudaMemcpyDeviceToHost));
+        TC_CUDA_CHECK(cudaMemcpy(b, p->d_b, sizeof(double) * (size_t)(N * p->ldb),
+                                 cudaMemcpyDeviceToHost));
+        TC_CUDA_CHECK(cudaMemcpy(c, p->d_c, sizeof(double) * (size_t)(M * p->ldc),
+                                 cudaMemcpyDeviceToHost));
+        TC_CUDA_CHECK(cudaMemcpy(ea, plan->ea, sizeof(int) * (size_t)M, cudaMemcpyDeviceToHost));
+        TC_CUDA_CHECK(cudaMemcpy(eb, plan->eb, sizeof(int) * (size_t)N, cudaMemcpyDeviceToHost));
+        /* the exponents, then the residues of the first and last rows of A and columns of B */
+        for (long i = 0; i < M && !bad; i++)
+            if (ea[i] != oz_exponent(a + i * p->lda, K, 1))
+                bad = "exact check: an exponent of A's rows is not the model's (oz_exponent)";
+        for (long j = 0; j < N && !bad; j++)
+            if (eb[j] != oz_exponent(b + j * p->ldb, K, 1))
+                bad = "exact check: an exponent of B's columns is not the model's (oz_exponent)";
+        const long rows_a[2] = {0, M - 1}, cols_b[2] = {0, N - 1};
+        for (int q = 0; q < 2 && !bad; q++) {
+            bad = fused_residues_differ(plan, plan->ares, a, p->lda, M, rows_a[q], ea[rows_a[q]],
+                                        why, sizeof why);
+            if (!bad)
+                bad = fused_residues_differ(plan, plan->bres, b, p->ldb, N, cols_b[q],
+                                            eb[cols_b[q]], why, sizeof why);
+        }
+        /* C, bit for bit */
+        if (!bad && oz2_fused_mismatches(&plan->args.c, &plan->args.f, plan->bits, plan->kc, M, N,
+                                         K, a, p->lda, b, p->ldb, c, p->ldc, p->alpha, why,
+                                         sizeof why) != 0)
+            bad = why;
+    }
+    free(a), free(b), free(c), free(ea);
+    return bad;
 }

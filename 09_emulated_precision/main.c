@@ -11,7 +11,9 @@
  * dropped word products), all in common/verify.c.
  *
  * Each row's hooks (hooks.cu) call its rung's plain launcher: v1_dmma.cuh, v1_dmma16.cuh,
- * v2_ozaki.cuh, v3_bf16x.cuh, v4_bf16x_fast.cuh, v5_ozaki2.cuh.
+ * v2_ozaki.cuh, v3_bf16x.cuh, v4_bf16x_fast.cuh, v5_ozaki2.cuh, v6_ozaki2_fused.cuh (the
+ * int8 products of Ozaki II fused into one wgmma kernel, sm_90a, with an exact check against
+ * ozaki_model.c).
  *
  * Build and run
  *   make && build/bin/09_emulated_precision           # every row at 4096^3, errors included
@@ -49,6 +51,13 @@ static const char *const forced_chunk[] = {"kc64"};
     RUNG(.name = NAME, .precision = ROWNAME, .impl = IMPL, .prepare = hook_v5_ozaki2_prepare,      \
          .launch = hook_v5_ozaki2_launch, .release = hook_release_workspace, .n_forced = 1,        \
          .forced_names = forced_chunk, __VA_ARGS__)
+/* v6's choices --test forces: K in chunks of 64, and a persistent grid of one cluster */
+static const char *const forced_fused[] = {"kc64", "1cluster"};
+#define OZAKI2_FUSED(NAME, ROWNAME, IMPL, ...)                                                     \
+    RUNG_AT(90, .name = NAME, .precision = ROWNAME, .impl = IMPL, .target = "90a",                \
+            .prepare = hook_v6_ozaki2_fused_prepare, .launch = hook_v6_ozaki2_fused_launch,       \
+            .release = hook_release_workspace, .check_state = hook_v6_ozaki2_fused_check,         \
+            .n_forced = 2, .forced_names = forced_fused, __VA_ARGS__)
 
 /* the arithmetic --test checks bit for bit on an sm_90 GPU (tc_gemm_emulation): v4's words
  * (bf16 to nearest even, word 0 the largest) and their products per k-step, smallest first, as
@@ -86,6 +95,12 @@ static const tc_gemm_variant variants[] = {
            .description = "Ozaki II: 51-bit integers, 15 moduli, 15 int8 GEMMs, CRT in 128-bit fixed point"),
     OZAKI2("v5_ozaki2_n16", "f64_oz2n16", &oz2_n16,
            .description = "Ozaki II: 52-bit integers, 16 moduli, 16 int8 GEMMs, CRT in 128-bit fixed point"),
+    OZAKI2_FUSED("v6_ozaki2_fused_n14", "f64_oz2n14", &oz2_n14,
+           .description = "sm_90a: Ozaki II, 14 moduli on one wgmma kernel, CRT per tile on chip"),
+    OZAKI2_FUSED("v6_ozaki2_fused_n15", "f64_oz2n15", &oz2_n15,
+           .description = "sm_90a: Ozaki II, 15 moduli on one wgmma kernel, CRT per tile on chip"),
+    OZAKI2_FUSED("v6_ozaki2_fused_n16", "f64_oz2n16", &oz2_n16,
+           .description = "sm_90a: Ozaki II, 16 moduli on one wgmma kernel, CRT per tile on chip"),
     {.name = "cublas_f32", .precision = "f32", .min_cc = 80, .a_layout = ROW, .b_layout = COL,
      .c_layout = ROW, .problem = "FP32 GEMM", .impl = &tc_cublas_f32,
      .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, .release = tc_cublas_release,

@@ -2,6 +2,8 @@
 #include "ozaki_model.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 int oz_exponent(const double *x, long n, long stride)
 {
@@ -172,3 +174,97 @@ double oz2_dot(const oz2_consts *c, int k, const double *a, int ea, const double
 }
 
 double oz2_product_bound(int k) { return ldexp(1.0, 1 - k); }
+
+/* ---- the fused rung --------------------------------------------------------------------------- */
+void oz2_fused_consts_init(oz2_fused_consts *f, const oz2_consts *c)
+{
+    for (int l = 0; l < OZ2_MAX_MODULI; l++) {
+        if (l >= c->n) { /* unused */
+            f->magic[l] = f->shift[l] = 0;
+            f->w[l][0] = f->w[l][1] = f->w[l][2] = 0;
+            continue;
+        }
+        const uint32_t m = (uint32_t)c->m[l];
+        f->magic[l] = (uint32_t)((1ull << 32) / m);
+        const uint32_t bias = (uint32_t)((1ull << 31) % m); /* 2^31 mod m */
+        f->shift[l] = (uint32_t)((m - bias) % m * (uint64_t)c->inv[l] % m);
+        /* W' = round(2^96 / m): 2^96 = q m + rest */
+        const unsigned __int128 two96 = (unsigned __int128)1 << 96;
+        const unsigned __int128 q = two96 / m, rest = two96 - q * m;
+        const unsigned __int128 w = q + (2 * rest >= m);
+        for (int j = 0; j < 3; j++) f->w[l][j] = (uint32_t)(w >> (32 * j));
+    }
+}
+
+double oz2_reconstruct96(const oz2_consts *c, const oz2_fused_consts *f, const uint8_t *t)
+{
+    uint32_t acc[3] = {0, 0, 0};
+    for (int l = 0; l < c->n; l++) oz2_fixed96_add(acc, t[l], f->w[l]);
+    return oz2_fixed96_to_double(acc, c->p_hi, c->p_lo);
+}
+
+double oz2_fused_dot(const oz2_consts *c, const oz2_fused_consts *f, int k, const double *a,
+                     int ea, const double *b, int eb, long K, long kc)
+{
+    double sum = 0;
+    for (long k0 = 0; k0 < K; k0 += kc) {
+        int32_t acc[OZ2_MAX_MODULI] = {0};
+        for (long i = k0; i < K && i < k0 + kc; i++) {
+            const int64_t x = oz2_scale(a[i], ea, k), y = oz2_scale(b[i], eb, k);
+            for (int l = 0; l < c->n; l++)
+                acc[l] += oz2_residue(x, c->m[l]) * oz2_residue(y, c->m[l]); /* exact: the chunk */
+        }
+        uint8_t t[OZ2_MAX_MODULI];
+        for (int l = 0; l < c->n; l++)
+            t[l] = (uint8_t)oz2_reduce_mul(acc[l], (uint32_t)c->m[l], f->magic[l],
+                                           (uint32_t)c->inv[l], f->shift[l]);
+        const double v = oz2_reconstruct96(c, f, t) * ldexp(1.0, -2 * k);
+        sum = k0 == 0 ? v : sum + v;
+    }
+    return ldexp(sum, ea + eb);
+}
+
+/* element e of oz2_fused_mismatches's sample */
+static void fused_sample(long e, long M, long N, long *i, long *j)
+{
+    if (M * N <= 256) {
+        *i = e / N, *j = e % N;
+        return;
+    }
+    const long edges = 7; /* 0, 63, 64, 127, 128, the middle, the last */
+    const long at[7] = {0, 63, 64, 127, 128, -2, -1};
+    if (e < edges * edges) {
+        const long a = at[e / edges], b = at[e % edges];
+        *i = a == -1 ? M - 1 : a == -2 ? M / 2 : a < M ? a : M - 1;
+        *j = b == -1 ? N - 1 : b == -2 ? N / 2 : b < N ? b : N - 1;
+        return;
+    }
+    const uint64_t h = (uint64_t)e * 0x9e3779b97f4a7c15ull; /* a fixed, spread-out choice */
+    *i = (long)((h >> 32) % (uint64_t)M), *j = (long)((h & 0xffffffffu) % (uint64_t)N);
+}
+
+long oz2_fused_mismatches(const oz2_consts *c, const oz2_fused_consts *f, int k, long kc, long M,
+                          long N, long K, const double *A, long lda, const double *B, long ldb,
+                          const double *C, long ldc, double alpha, char *message, size_t size)
+{
+    const long n = M * N <= 256 ? M * N : 256;
+    long bad = 0;
+    for (long e = 0; e < n; e++) {
+        long i, j;
+        fused_sample(e, M, N, &i, &j);
+        const double *a = A + i * lda, *b = B + j * ldb;
+        const double want =
+            alpha * oz2_fused_dot(c, f, k, a, oz_exponent(a, K, 1), b, oz_exponent(b, K, 1), K, kc);
+        const double got = C[i * ldc + j];
+        if (memcmp(&got, &want, sizeof got) != 0 && bad++ == 0)
+            snprintf(message, size,
+                     "exact check: C(%ld,%ld) = %a, ozaki_model.c's oz2_fused_dot %a (chunks of "
+                     "%ld)",
+                     i, j, got, want, kc);
+    }
+    if (bad) {
+        const size_t used = strlen(message);
+        snprintf(message + used, size - used, "; %ld of %ld elements differ", bad, n);
+    }
+    return bad;
+}

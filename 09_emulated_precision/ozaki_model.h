@@ -25,6 +25,7 @@
 #define OZAKI_MODEL_H
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -138,6 +139,91 @@ static inline OZ2_HOST_DEVICE double oz2_fixed_to_double(const uint64_t acc[4], 
     const double p = hi * p_hi, e = fma(hi, p_hi, -p);
     return p + fma(lo, p_hi, fma(hi, p_lo, e));
 }
+
+/* ---- the fused rung (v6_ozaki2_fused): the same integers, the CRT sum in 96 bits -------------
+ *
+ * v6 keeps each output tile's CRT sum on chip, across all n moduli, so the sum must be small: F
+ * mod 2^96 with W'_l = round(2^96 / m_l), one 96-bit integer (three 32-bit words, the carries
+ * propagated as they arise) instead of v5's four 64-bit word sums. F' 2^-96 is the fraction
+ * frac(sum t_l / m_l) to within n 255 / 2 units of 2^-96 (each W'_l off by at most 1/2), so C' is
+ * off by at most n 2^-89 P < 2^-84 P, about 2^34 for n = 15: far below the truncation of the k-bit
+ * integers (K 2^(k+1) in the same units: 2^65 for k = 51 at K = 8192). And t_l comes from the int32
+ * product with multiplies only: the moduli are a run-time index in v6's loop, not a template
+ * constant as in v5's oz2_reduce<M>. Both steps are shared by the kernel and the model below. */
+typedef struct {
+    uint32_t magic[OZ2_MAX_MODULI]; /* floor(2^32 / m_l): Barrett's quotient estimate */
+    uint32_t shift[OZ2_MAX_MODULI]; /* (-2^31 inv_l) mod m_l: the bias of x + 2^31, times inv_l */
+    uint32_t w[OZ2_MAX_MODULI][3];  /* W'_l = round(2^96 / m_l), 32-bit words, lowest first */
+} oz2_fused_consts;
+
+/* v6's constants for the moduli of c */
+void oz2_fused_consts_init(oz2_fused_consts *f, const oz2_consts *c);
+
+/* t = (x mod m) inv mod m in [0, m) for any int32 x (oz2_reduce's value), with multiplies only:
+ * u = x + 2^31 in [0, 2^32), q = floor(u magic / 2^32) is floor(u / m) or one less, so u - q m
+ * lies in [0, 2m) and one subtraction finishes; x inv = (u mod m) inv + shift (mod m), which is
+ * below m^2 <= 2^16 and reduced the same way. */
+static inline OZ2_HOST_DEVICE uint32_t oz2_reduce_mul(int32_t x, uint32_t m, uint32_t magic,
+                                                      uint32_t inv, uint32_t shift)
+{
+    const uint32_t u = (uint32_t)x ^ 0x80000000u; /* x + 2^31 */
+    uint32_t r = u - (uint32_t)(((uint64_t)u * magic) >> 32) * m;
+    r = r >= m ? r - m : r;
+    const uint32_t y = r * inv + shift;
+    uint32_t t = y - (uint32_t)(((uint64_t)y * magic) >> 32) * m;
+    return t >= m ? t - m : t;
+}
+
+/* f (+)= t W' modulo 2^96: f and w are three 32-bit words, lowest first */
+static inline OZ2_HOST_DEVICE void oz2_fixed96_add(uint32_t f[3], uint32_t t, const uint32_t w[3])
+{
+    const uint64_t low = (uint64_t)t * w[0] + f[0];
+    const uint64_t mid = (uint64_t)t * w[1] + f[1] + (low >> 32); /* below 2^41 */
+    f[0] = (uint32_t)low;
+    f[1] = (uint32_t)mid;
+    f[2] += t * w[2] + (uint32_t)(mid >> 32);
+}
+
+/* The device's roundings written out: no multiply and add may be contracted into an fma that
+ * the host does not make (the host code is compiled with -ffp-contract=off) */
+#ifdef __CUDA_ARCH__
+#define OZ2_DMUL(a, b) __dmul_rn((a), (b))
+#define OZ2_DADD(a, b) __dadd_rn((a), (b))
+#else
+#define OZ2_DMUL(a, b) ((a) * (b))
+#define OZ2_DADD(a, b) ((a) + (b))
+#endif
+
+/* C' from F' = f mod 2^96, read as a signed fraction F' 2^-96 in [-1/2, 1/2), cut exactly into
+ * x1 2^-53 + x2 2^-96 (integers of 53 and 43 bits), then times P (as oz2_fixed_to_double) */
+static inline OZ2_HOST_DEVICE double oz2_fixed96_to_double(const uint32_t f[3], double p_hi,
+                                                           double p_lo)
+{
+    const int64_t top = (int64_t)((uint64_t)f[2] << 32 | f[1]); /* F' 2^-32, signed */
+    const double x1 = (double)(top >> 11);                      /* arithmetic shift */
+    const double x2 = (double)(((uint64_t)top & 0x7ff) << 32 | f[0]);
+    const double hi = OZ2_DMUL(x1, 0x1p-53), lo = OZ2_DMUL(x2, 0x1p-96);
+    const double p = OZ2_DMUL(hi, p_hi), e = fma(hi, p_hi, -p);
+    return OZ2_DADD(p, fma(lo, p_hi, fma(hi, p_lo, e)));
+}
+
+/* The integer of (-P/2, P/2) with residues given by t[0..n-1], as v6 computes it */
+double oz2_reconstruct96(const oz2_consts *c, const oz2_fused_consts *f, const uint8_t *t);
+/* One element of C as v6 computes it (before alpha and beta): K values of a row a (exponent ea)
+ * and a column b (exponent eb), k-bit integers, K cut into chunks of kc (kc <= oz2_k_chunk):
+ * per chunk t_l from the exact int32 sums (oz2_reduce_mul), C' by oz2_reconstruct96, times 2^-2k,
+ * the chunks added in order in f64, then times 2^(ea + eb). */
+double oz2_fused_dot(const oz2_consts *c, const oz2_fused_consts *f, int k, const double *a,
+                     int ea, const double *b, int eb, long K, long kc);
+
+/* The exact check of v6 (its --test, after the tolerance check): C (M x N row-major, ldc) as the
+ * GPU left it with beta = 0, against alpha oz2_fused_dot of A (M x K row-major, lda) and B (K x N
+ * column-major, ldb), bit for bit, on every element when M N <= 256, else on 256: the corners
+ * and tile edges (rows and columns 0, 63, 64, 127, 128, the middle, the last) and pseudo-random
+ * ones. Returns the number that differ, the first described in message. */
+long oz2_fused_mismatches(const oz2_consts *c, const oz2_fused_consts *f, int k, long kc, long M,
+                          long N, long K, const double *A, long lda, const double *B, long ldb,
+                          const double *C, long ldc, double alpha, char *message, size_t size);
 
 #ifdef __cplusplus
 }

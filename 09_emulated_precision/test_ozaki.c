@@ -3,13 +3,16 @@
  * v2_ozaki hands to cuBLAS computes the same integers as the pairwise slice products, and the
  * emulated dot product stays within its bound while a dropped diagonal does not; for scheme II
  * (v5_ozaki2), the moduli and their inverses, the residues, the fixed-point reconstruction
- * against exact 128-bit integers, the chunk limit, and the emulated dot product. */
+ * against exact 128-bit integers, the chunk limit, and the emulated dot product; for the fused
+ * rung (v6_ozaki2_fused), the reduction by multiplies, the 96-bit reconstruction, one element in
+ * chunks, and the exact check its --test runs (it fails wrong results). */
 #include "unit.h"
 
 #include "ozaki_model.h"
 #include "verify.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -360,6 +363,176 @@ static int unit_oz2_dot(void)
     return 0;
 }
 
+/* ---- the fused rung (v6) ----------------------------------------------------------------------- */
+/* oz2_reduce_mul (multiplies only) gives oz2_reduce's t for every modulus, at the int32 extremes,
+ * around every multiple of m near zero and at random */
+static int unit_oz2_reduce_mul(void)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, 98);
+    oz2_consts c;
+    oz2_consts_init(&c, OZ2_MAX_MODULI);
+    oz2_fused_consts f;
+    oz2_fused_consts_init(&f, &c);
+    for (int l = 0; l < c.n; l++) {
+        const uint32_t m = (uint32_t)c.m[l];
+        for (long i = 0; i < 300000; i++) {
+            int32_t x;
+            if (i < 4) x = (int32_t[]){INT32_MIN, INT32_MAX, 0, -1}[i];
+            else if (i < 140000) x = (int32_t)(i - 70000);            /* near zero */
+            else if (i < 150000) x = (int32_t)(INT32_MIN + (i - 140000)); /* near the ends */
+            else if (i < 160000) x = (int32_t)(INT32_MAX - (i - 150000));
+            else x = (int32_t)(uint32_t)tc_rng_next_u64(&rng);
+            const uint32_t got = oz2_reduce_mul(x, m, f.magic[l], (uint32_t)c.inv[l], f.shift[l]);
+            const int want = oz2_reduce(x, c.m[l], c.inv[l]);
+            UNIT_CHECK(got == (uint32_t)want, "m=%u x=%d: %u, oz2_reduce %d", m, x, got, want);
+        }
+    }
+    return 0;
+}
+
+/* the 96-bit reconstruction returns the integer of (-P/2, P/2) the residues describe, to within
+ * 2^-52 of it and 2^-84 P (ozaki_model.h), for n = 14, 15, 16; and W'_l is 2^96 / m_l rounded */
+static int unit_oz2_reconstruct96(void)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, 99);
+    for (int n = 14; n <= 16; n++) {
+        oz2_consts c;
+        oz2_consts_init(&c, n);
+        oz2_fused_consts f;
+        oz2_fused_consts_init(&f, &c);
+        for (int l = 0; l < n; l++) {
+            unsigned __int128 w = 0;
+            for (int j = 0; j < 3; j++) w |= (unsigned __int128)f.w[l][j] << (32 * j);
+            const __int128 off = (__int128)(w * (unsigned)c.m[l]) - ((__int128)1 << 96);
+            UNIT_CHECK(2 * off <= c.m[l] && 2 * off >= -c.m[l], "n=%d: W' = 2^96 / %d off by %d",
+                       n, c.m[l], (int)off);
+        }
+        const __int128 P = product_of_moduli(&c);
+        for (int i = 0; i < 20000; i++) {
+            __int128 x = ((__int128)tc_rng_next_u64(&rng) << 64 | tc_rng_next_u64(&rng));
+            if (x < 0) x = -x;
+            const __int128 half = P / 2 - 1 - (P >> 41); /* oz2_k_chunk's range */
+            x = x % (2 * half + 1) - half;
+            if (i % 3 == 1) x >>= i % 100;
+            if (i == 0) x = 0;
+            if (i == 1) x = half;
+            if (i == 2) x = -half;
+            uint8_t t[OZ2_MAX_MODULI];
+            for (int l = 0; l < c.n; l++) {
+                int r = (int)(x % c.m[l]);
+                if (r < 0) r += c.m[l];
+                t[l] = (uint8_t)((long)r * c.inv[l] % c.m[l]);
+            }
+            const double got = oz2_reconstruct96(&c, &f, t), want = (double)x;
+            const double tol = 0x1p-52 * fabs(want) + 0x1p-84 * (double)P;
+            UNIT_CHECK(fabs(got - want) <= tol, "n=%d: got %a, want %a", c.n, got, want);
+        }
+    }
+    return 0;
+}
+
+/* One element of v6: a single chunk is the exact integer sum's C' to within the 96-bit bound, K
+ * in chunks adds the chunks' C' in f64, and both stay within the scheme's bound of the
+ * compensated reference (as oz2_dot does) */
+static int unit_oz2_fused_dot(void)
+{
+    enum { K = 1000 };
+    tc_rng rng;
+    tc_rng_seed(&rng, 100);
+    double a[K], b[K], ref;
+    const struct {
+        int n, k;
+    } rows[] = {{14, 48}, {15, 51}, {16, 52}};
+    for (int i = 0; i < 3; i++) {
+        oz2_consts c;
+        oz2_consts_init(&c, rows[i].n);
+        oz2_fused_consts f;
+        oz2_fused_consts_init(&f, &c);
+        const int k = rows[i].k;
+        for (int trial = 0; trial < 40; trial++) {
+            const int spread = trial % 2;
+            for (int j = 0; j < K; j++) a[j] = draw(&rng, spread), b[j] = draw(&rng, spread);
+            const int ea = oz_exponent(a, K, 1), eb = oz_exponent(b, K, 1);
+            const tc_matrix A = tc_matrix_make(a, TC_F64, 1, K, TC_ROW_MAJOR, K);
+            const tc_matrix B = tc_matrix_make(b, TC_F64, K, 1, TC_COL_MAJOR, K);
+            tc_sample smp = tc_sample_make(1, 1, K, 1e18, 0, &rng);
+            tc_ref_gemm(&A, &B, &smp, &ref);
+            tc_sample_free(&smp);
+            double ehi, elo;
+            const double v5 = oz2_dot(&c, k, a, ea, b, eb, K, &ehi, &elo);
+            const double exact = ldexp(ehi + elo, ea + eb - 2 * k);
+            const double one = oz2_fused_dot(&c, &f, k, a, ea, b, eb, K, K);
+            const double unit = ldexp(1.0, ea + eb - 2 * k); /* one unit of C' */
+            UNIT_CHECK(fabs(one - exact) <= 0x1p-51 * fabs(exact) + 0x1p-84 * c.p_hi * unit,
+                       "n=%d: C' %a, the exact integer sum %a", c.n, one, exact);
+            UNIT_CHECK(fabs(one - v5) <= 0x1p-51 * fabs(v5) + 0x1p-84 * c.p_hi * unit,
+                       "n=%d: 96 bits %a, v5's 128 %a", c.n, one, v5);
+            const double bound =
+                K * oz2_product_bound(k) * ldexp(1.0, ea + eb) + 8 * 0x1p-53 * fabs(ref);
+            const double chunked = oz2_fused_dot(&c, &f, k, a, ea, b, eb, K, 64);
+            UNIT_CHECK(fabs(one - ref) <= bound && fabs(chunked - ref) <= bound,
+                       "n=%d k=%d: errors %.3g (one chunk), %.3g (chunks of 64) > bound %.3g", c.n,
+                       k, fabs(one - ref), fabs(chunked - ref), bound);
+        }
+    }
+    return 0;
+}
+
+/* v6's exact check passes the model's own C and fails a C with one element one ulp off, with
+ * one modulus's weight wrong, and with the chunks' sums dropped; on every element of a small C
+ * and on the sample of a larger one */
+static int unit_oz2_fused_check(void)
+{
+    enum { M = 130, N = 67, K = 200, LDA = 203, LDB = 200, LDC = 70 };
+    static double a[M * LDA], b[N * LDB], C[M * LDC];
+    tc_rng rng;
+    tc_rng_seed(&rng, 101);
+    for (long i = 0; i < M * LDA; i++) a[i] = draw(&rng, 0);
+    for (long i = 0; i < N * LDB; i++) b[i] = draw(&rng, 0);
+    oz2_consts c;
+    oz2_consts_init(&c, 15);
+    oz2_fused_consts f;
+    oz2_fused_consts_init(&f, &c);
+    const int k = 51;
+    const long sizes[2][2] = {{M, N}, {13, 17}}; /* sampled; every element */
+    for (int s = 0; s < 2; s++) {
+        const long m = sizes[s][0], n = sizes[s][1];
+        for (long i = 0; i < m; i++)
+            for (long j = 0; j < n; j++) {
+                const double *ai = a + i * LDA, *bj = b + j * LDB;
+                C[i * LDC + j] = 0.75 * oz2_fused_dot(&c, &f, k, ai, oz_exponent(ai, K, 1), bj,
+                                                      oz_exponent(bj, K, 1), K, 64);
+            }
+        char msg[300] = "";
+        UNIT_CHECK(oz2_fused_mismatches(&c, &f, k, 64, m, n, K, a, LDA, b, LDB, C, LDC, 0.75,
+                                        msg, sizeof msg) == 0,
+                   "%ldx%ld: the model's own C fails: %s", m, n, msg);
+        /* the last element one ulp off: a corner, in every sample (perhaps more than once: the
+         * edges of a C narrower than 128 fall on its last column) */
+        double *last = &C[(m - 1) * LDC + n - 1];
+        const double keep = *last;
+        *last = nextafter(keep, 2 * keep);
+        UNIT_CHECK(oz2_fused_mismatches(&c, &f, k, 64, m, n, K, a, LDA, b, LDB, C, LDC, 0.75,
+                                        msg, sizeof msg) >= 1,
+                   "%ldx%ld: one ulp off at the corner not seen", m, n);
+        *last = keep;
+        /* the chunks' sums left out: the model with K as one chunk differs in its roundings
+         * only, the check with chunks of 16 sees C' of other chunks */
+        UNIT_CHECK(oz2_fused_mismatches(&c, &f, k, 16, m, n, K, a, LDA, b, LDB, C, LDC, 0.75,
+                                        msg, sizeof msg) > 0,
+                   "%ldx%ld: chunks of 16 against chunks of 64 not seen", m, n);
+        /* a CRT weight off by one unit of 2^-96, and by a whole word */
+        oz2_fused_consts wrong = f;
+        wrong.w[3][1] += 1;
+        UNIT_CHECK(oz2_fused_mismatches(&c, &wrong, k, 64, m, n, K, a, LDA, b, LDB, C, LDC, 0.75,
+                                        msg, sizeof msg) > 0,
+                   "%ldx%ld: a weight off by 2^32 units not seen", m, n);
+    }
+    return 0;
+}
+
 static const tc_unit tests[] = {
     {.name = "oz_exponent_edges", .fn = unit_oz_exponent_edges},
     {.name = "oz_split_reconstructs", .fn = unit_oz_split_reconstructs},
@@ -374,5 +547,9 @@ static const tc_unit tests[] = {
     {.name = "oz2_reconstruct", .fn = unit_oz2_reconstruct},
     {.name = "oz2_k_chunk", .fn = unit_oz2_k_chunk},
     {.name = "oz2_dot", .fn = unit_oz2_dot},
+    {.name = "oz2_reduce_mul", .fn = unit_oz2_reduce_mul},
+    {.name = "oz2_reconstruct96", .fn = unit_oz2_reconstruct96},
+    {.name = "oz2_fused_dot", .fn = unit_oz2_fused_dot},
+    {.name = "oz2_fused_check", .fn = unit_oz2_fused_check},
 };
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }
