@@ -14,19 +14,22 @@
  *     compute  rows r .. r + CY - 1,    columns 8 .. 8 + CX - 1
  *
  * Step 1 reads the loaded tile; step k reads what step k - 1 wrote into the compute region and the
- * rim (the 8 columns, r rows) that nothing writes, which keeps the loaded values. A cell is right
- * after step k when its 2r + 1 rows and columns were right after step k - 1, so the cells that
- * are right shrink by r on every side per step (the trapezoid): after F steps rows F r ..
- * CY + 2r - F r - 1 and columns max(8, F r) .. CX + 16 - max(8, F r) - 1. Those are the block's
- * *output region*, the only cells it stores. Blocks are placed output region next to output
- * region, so their tiles overlap by the halo on each side:
+ * rim (the 8 columns, r rows) that nothing writes, which keeps the loaded values: after step 1
+ * the rim is stale. A cell is right after step k when its 2r + 1 rows and columns were right after
+ * step k - 1, so the cells that are right are the compute region after step 1 and shrink by r on
+ * every side per step after it (the trapezoid): after F steps rows F r .. CY + 2r - F r - 1 and
+ * columns 8 + (F - 1) r .. CX + 8 - (F - 1) r - 1 (the rim is r rows but 8 columns wide: in x the
+ * first step loses 8 columns, not r). Those are the block's *output region*, the only cells it
+ * stores. Blocks are placed output region next to output region, so their tiles overlap by the
+ * halo on each side:
  *
- *     halo_y = F r rows above and below,    out_y = CY + 2r - 2 F r  = CY - 2 (F - 1) r
- *     halo_x = max(8, F r) rounded up to 8, out_x = CX + 16 - 2 halo_x
+ *     halo_y = F r rows above and below,              out_y = CY + 2r - 2 F r = CY - 2 (F - 1) r
+ *     halo_x = 8 + (F - 1) r rounded up to 8 columns, out_x = CX + 16 - 2 halo_x
  *
  * halo_x is a multiple of 8 so that every tile row and every output row starts on a 16-byte
- * boundary (the pitch is a multiple of 8 halves): up to F r = 8 the columns cost nothing (the
- * window's 8 columns are loaded anyway), past it out_x drops by 16 at a time.
+ * boundary (the pitch is a multiple of 8 halves). F = 1 costs nothing (halo_x = 8: the window's
+ * columns); every F > 1 with (F - 1) r <= 8 costs the same 16 columns of the compute region
+ * (halo_x = 16), and past that 16 more at a time.
  *
  * The boundary: a cell of the grid's frame (not interior) is never written, in shared memory as in
  * the grid, so it keeps its initial value at every step as the reference's does; cells outside the
@@ -68,7 +71,7 @@ static inline int st_fuse_plan_make(int cx, int cy, int r, int fuse, long NY, lo
     if (cx < 16 || cx % 16 != 0 || cy < 1 || r < 1 || r > ST_FUSE_MARGIN || fuse < 1 || NY < 1 ||
         NX < 1)
         return -1;
-    const int reach = fuse * r > ST_FUSE_MARGIN ? fuse * r : ST_FUSE_MARGIN;
+    const int reach = ST_FUSE_MARGIN + (fuse - 1) * r; /* the columns that are stale after F */
     p->fuse = fuse;
     p->halo_x = (reach + ST_FUSE_ALIGN - 1) / ST_FUSE_ALIGN * ST_FUSE_ALIGN;
     p->halo_y = fuse * r;
@@ -81,11 +84,12 @@ static inline int st_fuse_plan_make(int cx, int cy, int r, int fuse, long NY, lo
 }
 
 /* F by the radius, when no F is forced (a prediction from the bounds, PART2.md; --fuse measures
- * the others): F r <= 8, so that the halo's columns are the 8 the window loads anyway (out_x =
- * CX), and F no deeper than the memory needs: r = 1: 4, r = 2: 3 (4 would fit too, but the rows'
- * redundancy 2 (F - 1) r / CY grows with F), r = 3: 2 (F = 3 needs F r = 9: a quarter of the
- * columns), r = 7: 1 (the one-step rungs there are far from the copy bound, README's table, and
- * F = 2 would cost a quarter of the columns and a fifth of the rows). */
+ * the others): any F > 1 pays the same 16 columns while (F - 1) r <= 8, the rows' share
+ * 2 (F - 1) r / CY grows with F, and the one-step rungs' own limits say how far the memory needs
+ * relieving: r = 1: 4 and r = 2: 3 (their one-step rungs are the closest to the copy bound,
+ * README), r = 3: 2 (one fused step already doubles the memory bound, past both tensor-core
+ * bounds less the overlap), r = 7: 1 (its one-step rungs are far from the copy bound, and F = 2
+ * would cost a quarter of the columns and a fifth of the rows). */
 static inline int st_fuse_default(int r)
 {
     return r == 1 ? 4 : r == 2 ? 3 : r == 3 ? 2 : 1;

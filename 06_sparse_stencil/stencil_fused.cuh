@@ -8,7 +8,8 @@
  *   traffic per point update falls to about 4 / F bytes, and what is left is the tensor-core work
  *   plus the overlap, the halo cells that two neighbouring blocks both compute (stencil_fuse.h).
  *
- * The step is the one-step kernel's, unchanged: the same tile geometry (tc_tile, tc_cfg), the same
+ * The step is the one-step kernel's, unchanged: the same warp tile (tc_tile; 8 x 1 warps for r <= 3,
+ * stencil_fused_cfg), the same
  * A registers and metadata loaded once, the same windows B_o through ldmatrix.x4 (and the swap),
  * the same mma loop. What changes:
  *   - the tile's origin: the block's output region starts halo_x columns and F r rows into it
@@ -180,9 +181,18 @@ __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS)
 
 /* ---- host code from here on ------------------------------------------------------------------ */
 
-/* the kernel of a radius and variant: the one-step kernel's tile and register budget */
+/* The tile of a radius: the one-step kernel's warp tile (S rows per mma tile) and register budget
+ * (tc_cfg), but for r <= 3 its 8 warps side by side, 8 x 1 (CX = 128, CY = 64) instead of 4 x 2:
+ * every F > 1 loses 16 columns of the compute region to the stale rim (stencil_fuse.h), which is
+ * a quarter of 64 columns and an eighth of 128, while the rows lose 2 (F - 1) r of 64. r = 7 (F = 1
+ * by default) keeps the one-step tile. */
+template <int R> struct stencil_fused_cfg {
+    typedef tc_tile<R, tc_cfg<R>::S, (R <= 3 ? 8 : 4), (R <= 3 ? 1 : 2)> tile;
+};
+
+/* the kernel of a radius and variant */
 template <int R, bool SPARSE, bool F16ACC> struct stencil_fused_for {
-    typedef typename tc_cfg<R>::tile T;
+    typedef typename stencil_fused_cfg<R>::tile T;
     static constexpr auto fn =
         stencil_fused_kernel<T, SPARSE, F16ACC, tc_cfg<R>::min_blocks(SPARSE, F16ACC)>;
 };
@@ -200,11 +210,11 @@ template <bool SPARSE, bool F16ACC> static inline const void *stencil_fused_kern
 /* the compute region of a block at radius r (the plan's CX x CY) */
 static inline int stencil_fused_cx(int r)
 {
-    return r <= 3 ? tc_cfg<3>::tile::BX : tc_cfg<7>::tile::BX;
+    return r <= 3 ? stencil_fused_cfg<3>::tile::BX : stencil_fused_cfg<7>::tile::BX;
 }
 static inline int stencil_fused_cy(int r)
 {
-    return r <= 3 ? tc_cfg<3>::tile::BY : tc_cfg<7>::tile::BY;
+    return r <= 3 ? stencil_fused_cfg<3>::tile::BY : stencil_fused_cfg<7>::tile::BY;
 }
 
 /* the plan of F steps per pass on NY x NX at radius r: 0, or -1 (F out of range for the tile) */
@@ -220,7 +230,7 @@ static void stencil_fused_launch_r(const __half *in, __half *out, int NY, int NX
                                    const uint32_t *a_words, const uint32_t *meta, int fuse,
                                    cudaStream_t stream)
 {
-    typedef typename tc_cfg<R>::tile T;
+    typedef typename stencil_fused_cfg<R>::tile T;
     st_fuse_plan p;
     if (st_fuse_plan_make(T::BX, T::BY, R, fuse, NY, NX, &p) != 0) return; /* prepare checked */
     const stencil_fused_geometry g = {p.fuse, p.halo_x, p.out_x, p.out_y};

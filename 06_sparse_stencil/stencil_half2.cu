@@ -16,7 +16,8 @@
  *
  * Data layout
  *   Grids f16 row-major, pitch ld (a multiple of 8). Shared tile: f16 [CY + 2r][CX + 16],
- *   row-major, no gaps: a warp reads 32 consecutive words of one row. Thread (tx, ty) owns the
+ *   row-major, no gaps: a warp reads 32 consecutive words of one row. Compute region 128 x 64
+ *   (r <= 3; 64 x 64 at r = 7), the tensor-core rung's. Thread (tx, ty) owns the
  *   compute-region columns 2 tx, 2 tx + 1 (tile columns 8 + 2 tx, +1) and rows ty RY .. +RY-1.
  *   It walks its RY + 2r input rows once; for each it loads the RP + 1 words that cover columns
  *   c - RP .. c + 1 + RP (RP = r rounded up to even, c = its first column), and makes the 2r + 1
@@ -35,14 +36,17 @@
 #include <cuda_fp16.h>
 #include <string.h>
 
+/* the compute region is the tensor-core rung's (stencil_fused_cfg): 128 x 64 for r <= 3, 64 x 64
+ * for r = 7, so that both rungs pay the same overlap */
 template <int R, bool STAR> struct h2_cfg {
     static constexpr int RY = R <= 3 ? 16 : 8; /* outputs per thread per column */
-    static constexpr int TX = 32, TY = 8, THREADS = TX * TY;
+    static constexpr int TX = R <= 3 ? 64 : 32, TY = 256 / TX, THREADS = TX * TY;
     static constexpr int CX = 2 * TX, CY = TY * RY; /* the compute region (stencil_fuse.h) */
     static constexpr int ROWS = CY + 2 * R, COLS = CX + 2 * ST_FUSE_MARGIN;
     static constexpr int RP = (R + 1) / 2 * 2; /* the first word starts RP columns left */
     static constexpr int WORDS = RP + 1;       /* words per row: columns c - RP .. c + 1 + RP */
     static_assert(CX % 16 == 0, "the plan takes whole 16-column segments");
+    static_assert(TX % 32 == 0, "a warp reads one tile row: 32 consecutive words");
     static_assert(COLS % 8 == 0, "16-byte tile rows for cp.async and the output vectors");
     static_assert(RP <= ST_FUSE_MARGIN, "a thread's words must stay inside the tile's rows");
     static_assert(ST_FUSE_MARGIN % 2 == 0, "the column pairs start on even tile columns");

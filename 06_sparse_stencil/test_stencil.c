@@ -15,10 +15,16 @@
  *     stencil on a block, dense and sparse, for S = 4 and 8; the wrong sparsity selector does not;
  *   - the reference keeps the frame, leaves small grids alone, its cone (sampled) version equals
  *     the full one, and its error bound holds for an f32 and an f16 accumulation in another order
- *     while it catches a dropped tap. */
+ *     while it catches a dropped tap;
+ *   - the fused rungs' tile plan (stencil_fuse.h): halo, output region, block grid and passes for
+ *     every radius and F, and a block-by-block model of a fused pass (tile with zeros outside the
+ *     grid, F steps written back to the interior cells of the compute region, output region
+ *     stored) equal to the reference cell for cell on odd grids for every F, while a halo one row
+ *     short, a skipped step or a write-back that ignores the frame differ. */
 #include "unit.h"
 
 #include "stencil_bands.h"
+#include "stencil_fuse.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -693,6 +699,184 @@ static int unit_stencil_outside_writes_caught(void)
     return 0;
 }
 
+/* ---- the fused rungs' tile plan (stencil_fuse.h) ---------------------------------------------- */
+static int unit_stencil_fuse_plan_geometry(void)
+{
+    const int regions[3][2] = {{64, 128}, {64, 64}, {32, 24}}; /* r <= 3, r = 7, the model's */
+    for (int k = 0; k < 3; k++)
+        for (int r = 1; r <= ST_R_MAX; r++)
+            for (int f = 1; f <= ST_FUSE_MAX; f++) {
+                const int cx = regions[k][0], cy = regions[k][1];
+                const long NY = 1000 + 7 * r, NX = 999 + f;
+                st_fuse_plan p;
+                const int reach = 8 + (f - 1) * r; /* the columns stale after F steps */
+                const int fits = cy - 2 * (f - 1) * r >= 1 &&
+                                 cx + 16 - 2 * ((reach + 7) / 8 * 8) >= 8;
+                const int rc = st_fuse_plan_make(cx, cy, r, f, NY, NX, &p);
+                UNIT_CHECK((rc == 0) == fits, "cx=%d cy=%d r=%d F=%d: plan %d, fits %d", cx, cy, r,
+                           f, rc, fits);
+                if (rc != 0) continue;
+                UNIT_CHECK(p.fuse == f && p.halo_y == f * r, "r=%d F=%d: halo_y %d", r, f,
+                           p.halo_y);
+                UNIT_CHECK(p.halo_x % 8 == 0 && p.halo_x >= reach && p.halo_x < reach + 8,
+                           "r=%d F=%d: halo_x %d for a reach of %d", r, f, p.halo_x, reach);
+                UNIT_CHECK(p.out_x % 8 == 0 && p.out_x + 2 * p.halo_x == cx + 16,
+                           "r=%d F=%d: out_x %d", r, f, p.out_x);
+                UNIT_CHECK(p.out_y + 2 * p.halo_y == cy + 2 * r, "r=%d F=%d: out_y %d", r, f,
+                           p.out_y);
+                UNIT_CHECK((long)p.blocks_x * p.out_x >= NX && (long)(p.blocks_x - 1) * p.out_x < NX &&
+                               (long)p.blocks_y * p.out_y >= NY &&
+                               (long)(p.blocks_y - 1) * p.out_y < NY,
+                           "r=%d F=%d: %dx%d blocks do not just cover %ldx%ld", r, f, p.blocks_y,
+                           p.blocks_x, NY, NX);
+                if (f == 1) /* one step: the one-step kernel's geometry */
+                    UNIT_CHECK(p.halo_x == 8 && p.out_x == cx && p.out_y == cy,
+                               "r=%d: F = 1 is not the one-step tile", r);
+                UNIT_CHECK(st_fuse_redundancy(cx, cy, &p) >= 1.0 &&
+                               st_fuse_bytes(cx, cy, r, &p) > 4.0 / f,
+                           "r=%d F=%d: redundancy or bytes below the ideal", r, f);
+            }
+    st_fuse_plan p;
+    UNIT_CHECK(st_fuse_plan_make(40, 128, 1, 1, 10, 10, &p) == -1, "CX not a multiple of 16");
+    UNIT_CHECK(st_fuse_plan_make(64, 128, 9, 1, 10, 10, &p) == -1, "r past the 8 free columns");
+    UNIT_CHECK(st_fuse_plan_make(64, 128, 1, 0, 10, 10, &p) == -1, "F = 0");
+    for (int r = 1; r <= 7; r++) {
+        const int f = st_fuse_default(r);
+        UNIT_CHECK(f >= 1 && f <= ST_FUSE_MAX, "r=%d: default F %d", r, f);
+        UNIT_CHECK((f - 1) * r <= 8, "r=%d: default F %d costs more than 16 columns", r, f);
+    }
+    UNIT_CHECK(st_fuse_intensity(49, 2) == 49.0, "AI of Box-2D49P at F = 2");
+    /* passes: the steps add up, every pass but the last is full, the result follows the passes */
+    for (int steps = 0; steps <= 13; steps++)
+        for (int f = 1; f <= ST_FUSE_MAX; f++) {
+            const int passes = st_fuse_passes(steps, f);
+            int sum = 0;
+            for (int i = 0; i < passes; i++) {
+                const int n = st_fuse_pass_steps(steps, f, i);
+                UNIT_CHECK(n >= 1 && n <= f && (i == passes - 1 || n == f),
+                           "steps=%d F=%d pass %d: %d steps", steps, f, i, n);
+                sum += n;
+            }
+            UNIT_CHECK(sum == steps, "steps=%d F=%d: passes add up to %d", steps, f, sum);
+            UNIT_CHECK(st_fuse_result(steps, f) == (passes == 0 ? 0 : passes % 2 ? 1 : 2),
+                       "steps=%d F=%d: result", steps, f);
+        }
+    UNIT_CHECK(st_fuse_result(4, 2) == 2 && st_fuse_result(4, 1) == 2 && st_fuse_result(5, 2) == 1 &&
+                   st_fuse_result(3, 2) == 2,
+               "the result buffer follows the passes, not the steps");
+    return 0;
+}
+
+/* A model of one fused kernel, block by block, in double with every step rounded to f16 as the
+ * reference (same taps in the same order, so equal bit for bit when the plan is right). The bugs
+ * are the three one-line bugs the mutants 100-105 put into the kernels. */
+enum { FUSE_OK, FUSE_HALO_ROW_SHORT, FUSE_SKIP_STEP, FUSE_WRITES_FRAME };
+
+static void fuse_model_pass(const double *w, int r, long NY, long NX, int cx, int cy,
+                            const st_fuse_plan *pl, int bug, const double *in, double *out)
+{
+    const int rows = cy + 2 * r, cols = cx + 2 * ST_FUSE_MARGIN, d = 2 * r + 1;
+    double *tile = (double *)malloc((size_t)rows * cols * sizeof(double));
+    double *next = (double *)malloc((size_t)rows * cols * sizeof(double));
+    const int halo_y = bug == FUSE_HALO_ROW_SHORT ? pl->halo_y - 1 : pl->halo_y;
+    for (int by = 0; by < pl->blocks_y; by++)
+        for (int bx = 0; bx < pl->blocks_x; bx++) {
+            const long yo = (long)by * pl->out_y, xo = (long)bx * pl->out_x;
+            const long y_tile = yo - halo_y, x_tile = xo - pl->halo_x;
+            for (int i = 0; i < rows; i++)
+                for (int j = 0; j < cols; j++) {
+                    const long y = y_tile + i, x = x_tile + j;
+                    tile[i * cols + j] = y >= 0 && y < NY && x >= 0 && x < NX ? in[y * NX + x] : 0.0;
+                }
+            const int steps = bug == FUSE_SKIP_STEP ? pl->fuse - 1 : pl->fuse;
+            for (int s = 0; s < steps; s++) {
+                memcpy(next, tile, (size_t)rows * cols * sizeof(double));
+                for (int i = r; i < r + cy; i++)
+                    for (int j = ST_FUSE_MARGIN; j < ST_FUSE_MARGIN + cx; j++) {
+                        if (bug != FUSE_WRITES_FRAME && !st_interior(y_tile + i, x_tile + j, NY, NX, r))
+                            continue;
+                        double a = 0;
+                        for (int dy = -r; dy <= r; dy++)
+                            for (int dx = -r; dx <= r; dx++) {
+                                const double wj = w[(dy + r) * d + dx + r];
+                                if (wj != 0.0) a += wj * tile[(i + dy) * cols + j + dx];
+                            }
+                        next[i * cols + j] = st_round_f16(a);
+                    }
+                memcpy(tile, next, (size_t)rows * cols * sizeof(double));
+            }
+            for (int i = 0; i < pl->out_y; i++)
+                for (int j = 0; j < pl->out_x; j++) {
+                    const long y = yo + i, x = xo + j;
+                    if (y < NY && x < NX && st_interior(y, x, NY, NX, r))
+                        out[y * NX + x] = tile[(halo_y + i) * cols + pl->halo_x + j];
+                }
+        }
+    free(tile), free(next);
+}
+
+/* the cells of `steps` steps of the model that differ from the reference */
+static long fuse_model_mismatches(const double *w, int r, long NY, long NX, const uint16_t *g0,
+                                  int steps, int fuse, int cx, int cy, int bug, const double *ref)
+{
+    st_fuse_plan pl;
+    if (st_fuse_plan_make(cx, cy, r, fuse, NY, NX, &pl) != 0) return -1;
+    double *a = (double *)malloc((size_t)NY * NX * sizeof(double));
+    double *b = (double *)malloc((size_t)NY * NX * sizeof(double));
+    for (long i = 0; i < NY * NX; i++) a[i] = b[i] = tc_f16_to_f32(g0[i]);
+    for (int pass = 0; pass < st_fuse_passes(steps, fuse); pass++) {
+        st_fuse_plan pp;
+        if (st_fuse_plan_make(cx, cy, r, st_fuse_pass_steps(steps, fuse, pass), NY, NX, &pp) != 0)
+            pp = pl; /* never: a shorter pass always fits where the full one does */
+        fuse_model_pass(w, r, NY, NX, cx, cy, &pp, bug, a, b); /* b's frame is a's */
+        double *t = a;
+        a = b, b = t;
+    }
+    long bad = 0;
+    for (long i = 0; i < NY * NX; i++) bad += a[i] != ref[i];
+    free(a), free(b);
+    return bad;
+}
+
+static int unit_stencil_fuse_blocks_reproduce_reference(void)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, 17);
+    const st_err_model m = {0, 0, 0x1p-11};
+    const long NY = 53, NX = 75; /* no multiple of any output region below */
+    const int cx = 32, cy = 24, steps = 7;
+    uint16_t *g = (uint16_t *)malloc((size_t)NY * NX * 2);
+    double *ref = (double *)malloc((size_t)NY * NX * 8), *bnd = (double *)malloc((size_t)NY * NX * 8);
+    for (int r = 1; r <= 3; r++)
+        for (int star = 0; star < 2; star++) {
+            double w[ST_D_MAX * ST_D_MAX];
+            weights(r, star, 0, &rng, w);
+            double sum = 0;
+            for (int i = 0; i < (2 * r + 1) * (2 * r + 1); i++) sum += w[i];
+            for (int i = 0; i < (2 * r + 1) * (2 * r + 1); i++)
+                w[i] = tc_f16_to_f32(tc_f32_to_f16((float)(w[i] / sum)));
+            random_grid(NY * NX, &rng, g);
+            UNIT_CHECK(st_ref_rect(w, r, NY, NX, g, steps, &m, (st_window){0, 0, NY, NX}, ref, bnd,
+                                   NULL) == 0,
+                       "oom");
+            for (int f = 1; f <= ST_FUSE_MAX; f++) {
+                st_fuse_plan pl;
+                if (st_fuse_plan_make(cx, cy, r, f, NY, NX, &pl) != 0) continue; /* too deep */
+                const long bad =
+                    fuse_model_mismatches(w, r, NY, NX, g, steps, f, cx, cy, FUSE_OK, ref);
+                UNIT_CHECK(bad == 0, "r=%d star=%d F=%d: %ld cells differ from the reference", r,
+                           star, f, bad);
+                if (f == 1) continue;
+                /* the negative controls: every one of the three bugs shows at every F > 1 */
+                for (int bug = FUSE_HALO_ROW_SHORT; bug <= FUSE_WRITES_FRAME; bug++)
+                    UNIT_CHECK(fuse_model_mismatches(w, r, NY, NX, g, steps, f, cx, cy, bug, ref) > 0,
+                               "r=%d star=%d F=%d: bug %d went unnoticed", r, star, f, bug);
+            }
+        }
+    free(g), free(ref), free(bnd);
+    return 0;
+}
+
 static const tc_unit tests[] = {
     {.name = "stencil_band_matches_weights", .fn = unit_stencil_band_matches_weights},
     {.name = "stencil_swap_makes_bands_2of4", .fn = unit_stencil_swap_makes_bands_2of4},
@@ -708,6 +892,9 @@ static const tc_unit tests[] = {
     {.name = "stencil_error_bound_covers_and_catches",
      .fn = unit_stencil_error_bound_covers_and_catches},
     {.name = "stencil_outside_writes_caught", .fn = unit_stencil_outside_writes_caught},
+    {.name = "stencil_fuse_plan_geometry", .fn = unit_stencil_fuse_plan_geometry},
+    {.name = "stencil_fuse_blocks_reproduce_reference",
+     .fn = unit_stencil_fuse_blocks_reproduce_reference},
 };
 
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }
