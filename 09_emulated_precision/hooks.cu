@@ -319,8 +319,8 @@ extern "C" const char *hook_v6_ozaki2_fused_prepare(const tc_gemm_variant *v, tc
         (double *)p->d_c, p->ldc, h->workspace, bytes);
     if (e != cudaSuccess) {
         hook_release_workspace(v, p);
-        return hook_status(e, oz_v6_ozaki2_fused_unsupported(var->moduli, var->bits, p->M, p->N,
-                                                             p->K));
+        return hook_status(
+            e, oz_v6_ozaki2_fused_unsupported(var->moduli, var->bits, p->M, p->N, p->K));
     }
     return NULL;
 }
@@ -345,8 +345,8 @@ static const char *fused_residues_differ(const oz_v6_ozaki2_fused_plan *plan, co
     const long kcp = plan->kcp, planes = plan->chunks * c->n;
     int8_t *got = (int8_t *)malloc((size_t)(planes * kcp));
     if (!got) return "out of host memory";
-    TC_CUDA_CHECK(cudaMemcpy2D(got, kcp, res + row * kcp, rows * kcp, kcp, planes,
-                               cudaMemcpyDeviceToHost));
+    TC_CUDA_CHECK(
+        cudaMemcpy2D(got, kcp, res + row * kcp, rows * kcp, kcp, planes, cudaMemcpyDeviceToHost));
     const char *bad = NULL;
     for (long q = 0; q < planes && !bad; q++)
         for (long jj = 0; jj < kcp && !bad; jj++) {
@@ -355,9 +355,10 @@ static const char *fused_residues_differ(const oz_v6_ozaki2_fused_plan *plan, co
                                  ? oz2_residue(oz2_scale(x[row * ld + k], e, plan->bits), c->m[l])
                                  : 0;
             if (got[q * kcp + jj] != want) {
-                snprintf(why, size, "exact check: the residue of row %ld, k = %ld modulo %d is %d, "
-                         "the model's %d (chunk %ld)", row, k, c->m[l], got[q * kcp + jj], want,
-                         chunk);
+                snprintf(why, size,
+                         "exact check: the residue of row %ld, k = %ld modulo %d is %d, "
+                         "the model's %d (chunk %ld)",
+                         row, k, c->m[l], got[q * kcp + jj], want, chunk);
                 bad = why;
             }
         }
@@ -382,12 +383,12 @@ extern "C" const char *hook_v6_ozaki2_fused_check(const tc_gemm_variant *v,
     const char *bad = NULL;
     if (!a || !b || !c || !ea) bad = "out of host memory";
     if (!bad) {
-        TC_CUDA_CHECK(cudaMemcpy(a, p->d_a, sizeof(double) * (size_t)(M * p->lda),
-                                 cudaMemcpyDeviceToHost));
-        TC_CUDA_CHECK(cudaMemcpy(b, p->d_b, sizeof(double) * (size_t)(N * p->ldb),
-                                 cudaMemcpyDeviceToHost));
-        TC_CUDA_CHECK(cudaMemcpy(c, p->d_c, sizeof(double) * (size_t)(M * p->ldc),
-                                 cudaMemcpyDeviceToHost));
+        TC_CUDA_CHECK(
+            cudaMemcpy(a, p->d_a, sizeof(double) * (size_t)(M * p->lda), cudaMemcpyDeviceToHost));
+        TC_CUDA_CHECK(
+            cudaMemcpy(b, p->d_b, sizeof(double) * (size_t)(N * p->ldb), cudaMemcpyDeviceToHost));
+        TC_CUDA_CHECK(
+            cudaMemcpy(c, p->d_c, sizeof(double) * (size_t)(M * p->ldc), cudaMemcpyDeviceToHost));
         TC_CUDA_CHECK(cudaMemcpy(ea, plan->ea, sizeof(int) * (size_t)M, cudaMemcpyDeviceToHost));
         TC_CUDA_CHECK(cudaMemcpy(eb, plan->eb, sizeof(int) * (size_t)N, cudaMemcpyDeviceToHost));
         /* the exponents, then the residues of the first and last rows of A and columns of B */
@@ -406,9 +407,9 @@ extern "C" const char *hook_v6_ozaki2_fused_check(const tc_gemm_variant *v,
                                             eb[cols_b[q]], why, sizeof why);
         }
         /* C, bit for bit */
-        if (!bad && oz2_fused_mismatches(&plan->args.c, &plan->args.f, plan->bits, plan->kc, M, N,
-                                         K, a, p->lda, b, p->ldb, c, p->ldc, p->alpha, why,
-                                         sizeof why) != 0)
+        if (!bad &&
+            oz2_fused_mismatches(&plan->args.c, &plan->args.f, plan->bits, plan->kc, M, N, K, a,
+                                 p->lda, b, p->ldb, c, p->ldc, p->alpha, why, sizeof why) != 0)
             bad = why;
     }
     free(a), free(b), free(c), free(ea);

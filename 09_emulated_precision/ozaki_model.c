@@ -203,8 +203,8 @@ double oz2_reconstruct96(const oz2_consts *c, const oz2_fused_consts *f, const u
     return oz2_fixed96_to_double(acc, c->p_hi, c->p_lo);
 }
 
-double oz2_fused_dot(const oz2_consts *c, const oz2_fused_consts *f, int k, const double *a,
-                     int ea, const double *b, int eb, long K, long kc)
+double oz2_fused_dot(const oz2_consts *c, const oz2_fused_consts *f, int k, const double *a, int ea,
+                     const double *b, int eb, long K, long kc)
 {
     double sum = 0;
     for (long k0 = 0; k0 < K; k0 += kc) {

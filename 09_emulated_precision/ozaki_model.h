@@ -213,8 +213,8 @@ double oz2_reconstruct96(const oz2_consts *c, const oz2_fused_consts *f, const u
  * and a column b (exponent eb), k-bit integers, K cut into chunks of kc (kc <= oz2_k_chunk):
  * per chunk t_l from the exact int32 sums (oz2_reduce_mul), C' by oz2_reconstruct96, times 2^-2k,
  * the chunks added in order in f64, then times 2^(ea + eb). */
-double oz2_fused_dot(const oz2_consts *c, const oz2_fused_consts *f, int k, const double *a,
-                     int ea, const double *b, int eb, long K, long kc);
+double oz2_fused_dot(const oz2_consts *c, const oz2_fused_consts *f, int k, const double *a, int ea,
+                     const double *b, int eb, long K, long kc);
 
 /* The exact check of v6 (its --test, after the tolerance check): C (M x N row-major, ldc) as the
  * GPU left it with beta = 0, against alpha oz2_fused_dot of A (M x K row-major, lda) and B (K x N

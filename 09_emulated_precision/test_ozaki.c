@@ -378,11 +378,16 @@ static int unit_oz2_reduce_mul(void)
         const uint32_t m = (uint32_t)c.m[l];
         for (long i = 0; i < 300000; i++) {
             int32_t x;
-            if (i < 4) x = (int32_t[]){INT32_MIN, INT32_MAX, 0, -1}[i];
-            else if (i < 140000) x = (int32_t)(i - 70000);            /* near zero */
-            else if (i < 150000) x = (int32_t)(INT32_MIN + (i - 140000)); /* near the ends */
-            else if (i < 160000) x = (int32_t)(INT32_MAX - (i - 150000));
-            else x = (int32_t)(uint32_t)tc_rng_next_u64(&rng);
+            if (i < 4)
+                x = (int32_t[]){INT32_MIN, INT32_MAX, 0, -1}[i];
+            else if (i < 140000)
+                x = (int32_t)(i - 70000); /* near zero */
+            else if (i < 150000)
+                x = (int32_t)(INT32_MIN + (i - 140000)); /* near the ends */
+            else if (i < 160000)
+                x = (int32_t)(INT32_MAX - (i - 150000));
+            else
+                x = (int32_t)(uint32_t)tc_rng_next_u64(&rng);
             const uint32_t got = oz2_reduce_mul(x, m, f.magic[l], (uint32_t)c.inv[l], f.shift[l]);
             const int want = oz2_reduce(x, c.m[l], c.inv[l]);
             UNIT_CHECK(got == (uint32_t)want, "m=%u x=%d: %u, oz2_reduce %d", m, x, got, want);
@@ -406,8 +411,8 @@ static int unit_oz2_reconstruct96(void)
             unsigned __int128 w = 0;
             for (int j = 0; j < 3; j++) w |= (unsigned __int128)f.w[l][j] << (32 * j);
             const __int128 off = (__int128)(w * (unsigned)c.m[l]) - ((__int128)1 << 96);
-            UNIT_CHECK(2 * off <= c.m[l] && 2 * off >= -c.m[l], "n=%d: W' = 2^96 / %d off by %d",
-                       n, c.m[l], (int)off);
+            UNIT_CHECK(2 * off <= c.m[l] && 2 * off >= -c.m[l], "n=%d: W' = 2^96 / %d off by %d", n,
+                       c.m[l], (int)off);
         }
         const __int128 P = product_of_moduli(&c);
         for (int i = 0; i < 20000; i++) {
@@ -506,22 +511,22 @@ static int unit_oz2_fused_check(void)
                                                       oz_exponent(bj, K, 1), K, 64);
             }
         char msg[300] = "";
-        UNIT_CHECK(oz2_fused_mismatches(&c, &f, k, 64, m, n, K, a, LDA, b, LDB, C, LDC, 0.75,
-                                        msg, sizeof msg) == 0,
+        UNIT_CHECK(oz2_fused_mismatches(&c, &f, k, 64, m, n, K, a, LDA, b, LDB, C, LDC, 0.75, msg,
+                                        sizeof msg) == 0,
                    "%ldx%ld: the model's own C fails: %s", m, n, msg);
         /* the last element one ulp off: a corner, in every sample (perhaps more than once: the
          * edges of a C narrower than 128 fall on its last column) */
         double *last = &C[(m - 1) * LDC + n - 1];
         const double keep = *last;
         *last = nextafter(keep, 2 * keep);
-        UNIT_CHECK(oz2_fused_mismatches(&c, &f, k, 64, m, n, K, a, LDA, b, LDB, C, LDC, 0.75,
-                                        msg, sizeof msg) >= 1,
+        UNIT_CHECK(oz2_fused_mismatches(&c, &f, k, 64, m, n, K, a, LDA, b, LDB, C, LDC, 0.75, msg,
+                                        sizeof msg) >= 1,
                    "%ldx%ld: one ulp off at the corner not seen", m, n);
         *last = keep;
         /* the chunks' sums left out: the model with K as one chunk differs in its roundings
          * only, the check with chunks of 16 sees C' of other chunks */
-        UNIT_CHECK(oz2_fused_mismatches(&c, &f, k, 16, m, n, K, a, LDA, b, LDB, C, LDC, 0.75,
-                                        msg, sizeof msg) > 0,
+        UNIT_CHECK(oz2_fused_mismatches(&c, &f, k, 16, m, n, K, a, LDA, b, LDB, C, LDC, 0.75, msg,
+                                        sizeof msg) > 0,
                    "%ldx%ld: chunks of 16 against chunks of 64 not seen", m, n);
         /* a CRT weight off by one unit of 2^-96, and by a whole word */
         oz2_fused_consts wrong = f;

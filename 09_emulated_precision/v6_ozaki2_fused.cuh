@@ -231,7 +231,8 @@ static __device__ __forceinline__ void oz_v6_chunk_end(const uint32_t (&top)[oz_
     const bool last = chunk == p.chunks - 1;
 #pragma unroll
     for (int i = 0; i < oz_v6_config::ACC; i++) {
-        const int row = row0 + 16 * warp + g + 8 * (i / 2 % 2), col = col0 + 8 * (i / 4) + 2 * t + i % 2;
+        const int row = row0 + 16 * warp + g + 8 * (i / 2 % 2),
+                  col = col0 + 8 * (i / 4) + 2 * t + i % 2;
         if (row >= p.M || col >= p.N) continue;
         const uint2 low = sums[i * slots + slot];
         const uint32_t f[3] = {low.x, low.y, top[i]};
@@ -302,9 +303,8 @@ __global__ void __launch_bounds__((oz_v6_config::CONSUMERS + 1) * WG_THREADS, 1)
                         mbar_arrive_expect_tx(&r.full[s], Cfg::STAGE_BYTES);
                         tma_load_2d(r.a(s), &map_a, &r.full[s], t * BK, plane * p.M + m0);
                         constexpr int SLICE = Cfg::BN / CLUSTER;
-                        tma_load_2d_multicast(r.b(s) + rank * SLICE * ROW_BYTES, &map_b,
-                                              &r.full[s], t * BK,
-                                              plane * p.N + n0 + (int)rank * SLICE,
+                        tma_load_2d_multicast(r.b(s) + rank * SLICE * ROW_BYTES, &map_b, &r.full[s],
+                                              t * BK, plane * p.N + n0 + (int)rank * SLICE,
                                               (uint16_t)((1u << CLUSTER) - 1));
                     }
             }
@@ -466,18 +466,17 @@ oz_v6_ozaki2_fused_prepare_forced(oz_v6_ozaki2_fused_plan *plan, long kc_cap, un
     a->k_tiles = (int)((plan->kcp + wg_bk<int8_t>() - 1) / wg_bk<int8_t>());
     a->C = C, a->ldc = ldc, a->scale = ldexp(1.0, -2 * bits);
     /* the planes of each operand stacked: chunks n M rows of kcp int8 values */
-    e = tma_map_kmajor(&plan->map_a, plan->ares, tma_dtype<int8_t>::value,
-                       plan->chunks * n * M, plan->kcp, plan->kcp, Cfg::BM);
+    e = tma_map_kmajor(&plan->map_a, plan->ares, tma_dtype<int8_t>::value, plan->chunks * n * M,
+                       plan->kcp, plan->kcp, Cfg::BM);
     if (e == cudaSuccess)
-        e = tma_map_kmajor(&plan->map_b, plan->bres, tma_dtype<int8_t>::value,
-                           plan->chunks * n * N, plan->kcp, plan->kcp, Cfg::BN / OZ_V6_CLUSTER);
+        e = tma_map_kmajor(&plan->map_b, plan->bres, tma_dtype<int8_t>::value, plan->chunks * n * N,
+                           plan->kcp, plan->kcp, Cfg::BN / OZ_V6_CLUSTER);
     return e;
 }
 
-static inline cudaError_t oz_v6_ozaki2_fused_prepare(oz_v6_ozaki2_fused_plan *plan, int n,
-                                                     int bits, int M, int N, int K,
-                                                     const double *A, long lda, const double *B,
-                                                     long ldb, double *C, long ldc,
+static inline cudaError_t oz_v6_ozaki2_fused_prepare(oz_v6_ozaki2_fused_plan *plan, int n, int bits,
+                                                     int M, int N, int K, const double *A, long lda,
+                                                     const double *B, long ldb, double *C, long ldc,
                                                      void *workspace, size_t workspace_bytes)
 {
     return oz_v6_ozaki2_fused_prepare_forced(plan, 0, 0, n, bits, M, N, K, A, lda, B, ldb, C, ldc,
@@ -492,7 +491,7 @@ static void oz_v6_launch_residues(const oz_v6_ozaki2_fused_plan *plan, const dou
     const long groups = plan->chunks * plan->kcp / OZ_V6_GROUP;
     const dim3 grid((unsigned)((groups + 255) / 256), rows < 65535 ? rows : 65535);
     oz_v6_residues<MODULI><<<grid, 256, 0, stream>>>(x, ld, rows, plan->K, plan->kc, plan->kcp,
-                                                plan->chunks, e, plan->bits, res);
+                                                     plan->chunks, e, plan->bits, res);
 }
 
 static inline cudaError_t oz_v6_ozaki2_fused_run(const oz_v6_ozaki2_fused_plan *plan, double alpha,
