@@ -5,6 +5,7 @@
 #include "convert.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,13 @@ const tc_cublas_mode tc_cublas_e4m3f32 = {.a_type = CUDA_R_8F_E4M3,
                                           .compute = CUBLAS_COMPUTE_32F,
                                           .math_mode = CUBLAS_DEFAULT_MATH,
                                           .use_lt = 1};
+const tc_cublas_mode tc_cublas_e4m3f32_b128 = {.a_type = CUDA_R_8F_E4M3,
+                                               .b_type = CUDA_R_8F_E4M3,
+                                               .c_type = CUDA_R_32F,
+                                               .compute = CUBLAS_COMPUTE_32F,
+                                               .math_mode = CUBLAS_DEFAULT_MATH,
+                                               .use_lt = 1,
+                                               .block_scaled = 1};
 const tc_cublas_mode tc_cublas_i8i32 = {.a_type = CUDA_R_8I,
                                         .b_type = CUDA_R_8I,
                                         .c_type = CUDA_R_32I,
@@ -162,6 +170,28 @@ const char *tc_cublas_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
         cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &opT, sizeof opT));
     TC_CUBLAS_CHECK(
         cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &opN, sizeof opN));
+    if (mode->block_scaled) {
+        /* the library's A is our B when C is row-major (swap), and its B our A */
+#if CUBLAS_VER_MAJOR > 12 || (CUBLAS_VER_MAJOR == 12 && CUBLAS_VER_MINOR >= 9)
+        const int32_t vec128 = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F,
+                      blk128 = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+        const int32_t mode_1 = plan->swap ? blk128 : vec128, mode_2 = plan->swap ? vec128 : blk128;
+        const void *scale_1 = plan->swap ? p->d_scale_b : p->d_scale_a,
+                   *scale_2 = plan->swap ? p->d_scale_a : p->d_scale_b;
+        TC_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
+            plan->desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode_1, sizeof mode_1));
+        TC_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
+            plan->desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode_2, sizeof mode_2));
+        TC_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
+            plan->desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale_1, sizeof scale_1));
+        TC_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
+            plan->desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scale_2, sizeof scale_2));
+#else
+        cublasLtMatmulDescDestroy(plan->desc);
+        free(plan);
+        return TC_GEMM_SKIP "block-scaled FP8 needs cuBLASLt 12.9 or later";
+#endif
+    }
     TC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->la, plan->swap ? mode->b_type : mode->a_type,
                                                (uint64_t)p->K, (uint64_t)m, ld1));
     TC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->lb, plan->swap ? mode->a_type : mode->b_type,
@@ -178,6 +208,14 @@ const char *tc_cublas_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
                                                        plan->lc, plan->lc, pref, 1, &heur, &found);
     TC_CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
     p->plan = plan;
+    if (mode->block_scaled && (st != CUBLAS_STATUS_SUCCESS || found == 0)) {
+        static char why[160];
+        snprintf(why, sizeof why,
+                 TC_GEMM_SKIP "cuBLASLt has no block-scaled FP8 algorithm here (its heuristic: "
+                              "%s, %d found)",
+                 cublasGetStatusName(st), found);
+        return why;
+    }
     if (st != CUBLAS_STATUS_SUCCESS || found == 0)
         return TC_GEMM_SKIP "cuBLASLt has no FP8 algorithm for this layout (dimensions and leading "
                             "dimensions multiples of 16, 16-byte aligned pointers)";

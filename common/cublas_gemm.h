@@ -24,6 +24,10 @@ typedef struct {
      * type or math mode emulates only when cuBLAS's heuristic says so, unless EAGER): 0 for
      * CUBLAS_EMULATION_STRATEGY_DEFAULT, 2 for EAGER */
     int emulation_strategy;
+    /* 1: block-scaled FP8 (tc_gemm_problem's scales, TC_GEMM_SCALING_BLOCK128): A's 1 x 128
+     * scales as cuBLASLt's VEC128_32F mode, B's 128 x 128 ones as BLK128x128_32F (cuBLASLt 12.9
+     * and later, sm_90); the row is skipped with cuBLASLt's status when it has no kernel */
+    int block_scaled;
 } tc_cublas_mode;
 
 /* Ready-made modes for the baselines of later chapters (C = A*B in any layouts). */
@@ -34,6 +38,8 @@ extern const tc_cublas_mode tc_cublas_f16f32;  /* f16 in, f32 accumulate and out
 extern const tc_cublas_mode tc_cublas_bf16f32; /* bf16 in, f32 accumulate and out */
 extern const tc_cublas_mode tc_cublas_i8i32;   /* int8 in, int32 accumulate and out */
 extern const tc_cublas_mode tc_cublas_e4m3f32; /* fp8 e4m3 in, f32 out, cublasLtMatmul (TN) */
+/* the same, block-scaled: 1 x 128 scales of A, 128 x 128 scales of B */
+extern const tc_cublas_mode tc_cublas_e4m3f32_b128;
 
 /* Variant hooks: impl must point to a tc_cublas_mode. */
 const char *tc_cublas_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);

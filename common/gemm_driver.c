@@ -175,18 +175,23 @@ static double host_bytes(const tc_gemm_variant *v, long M, long N, long K)
 {
     /* inputs and output as stored, the f32 data they were rounded from, the reference's float
      * copies, the reference values (at most one double per element of C) */
-    return device_bytes(v, M, N, K) + 8.0 * ((double)M * K + (double)K * N) + 8.0 * (double)M * N;
+    /* (block-scaled rows: also the scaled values the reference reads, 4 bytes each) */
+    const double per_input = v->scaling == TC_GEMM_SCALING_BLOCK128 ? 12.0 : 8.0;
+    return device_bytes(v, M, N, K) + per_input * ((double)M * K + (double)K * N) +
+           8.0 * (double)M * N;
 }
 
 /* ---- inputs -------------------------------------------------------------------------------- */
 /* int8 data is the f32 data quantised with one scale: q = round(127 x), so x ~ q / 127. */
 #define I8_SCALE 127.0f
 
-_Static_assert(TC_WIDE_EXP_MIN == -8 && TC_WIDE_EXP_MAX == 8,
-               "the wide range is spelled out in dist_descriptions and the --inputs help");
-static const char *const dist_names[] = {"uniform", "wide"};
+_Static_assert(TC_WIDE_EXP_MIN == -8 && TC_WIDE_EXP_MAX == 8 && TC_SKEW_BLOCK == 128,
+               "the ranges are spelled out in dist_descriptions and the --inputs help");
+static const char *const dist_names[] = {"uniform", "wide", "skewed"};
 static const char *const dist_descriptions[] = {
-    "uniform in [-1, 1)", "wide: u * 2^e, u uniform in [-1, 1), e uniform in -8..8"};
+    "uniform in [-1, 1)", "wide: u * 2^e, u uniform in [-1, 1), e uniform in -8..8",
+    "skewed: u * 2^e, u uniform in [-1, 1), one e uniform in -8..8 per 1x128 slice of A and "
+    "per 128x128 block of B"};
 
 /* With uniform inputs the draws are exactly those of earlier versions of this driver (one
  * tc_rng_uniform per element), so seeds keep meaning the same data. */
@@ -205,26 +210,85 @@ static double draw64(tc_input_dist dist, tc_rng *rng)
     return x;
 }
 
-void tc_gemm_fill_matrix(void *h, float *h32, const tc_precision *p, tc_input_dist dist, long rows,
-                         long cols, tc_layout layout, long ld, tc_rng *rng)
+static long ceil_div(long x, long d) { return (x + d - 1) / d; }
+
+/* skewed inputs: one exponent per block of skew_rows x skew_cols, drawn before the values */
+static void fill_blocks(void *h, float *h32, const tc_precision *p, tc_input_dist dist, long rows,
+                        long cols, tc_layout layout, long ld, int skew_rows, int skew_cols,
+                        tc_rng *rng)
 {
     tc_dtype t = p->in;
     long outer = layout == TC_ROW_MAJOR ? rows : cols, inner = layout == TC_ROW_MAJOR ? cols : rows;
     memset(h, tc_poison_byte(t), (size_t)outer * (size_t)ld * tc_dtype_size(t));
     if (h32) memset(h32, 0xFF, (size_t)outer * (size_t)ld * sizeof(float));
+    const long block_cols = ceil_div(cols, skew_cols);
+    int *exps = NULL;
+    if (dist == TC_INPUTS_SKEWED) {
+        const long n = ceil_div(rows, skew_rows) * block_cols;
+        exps = (int *)tc_xmalloc((size_t)n * sizeof *exps);
+        for (long b = 0; b < n; b++) exps[b] = tc_rng_int(rng, TC_WIDE_EXP_MIN, TC_WIDE_EXP_MAX);
+    }
     for (long o = 0; o < outer; o++)
         for (long i = 0; i < inner; i++) {
+            const long r = layout == TC_ROW_MAJOR ? o : i, c = layout == TC_ROW_MAJOR ? i : o;
+            const int e = exps ? exps[r / skew_rows * block_cols + c / skew_cols] : 0;
+            const size_t idx = (size_t)(o * ld + i);
             if (t == TC_F64) { /* stored as drawn: there is no f32 original */
-                const double x64 = draw64(dist, rng);
-                tc_store(h, t, (size_t)(o * ld + i), x64);
-                if (h32) h32[o * ld + i] = (float)x64;
+                const double x64 = ldexp(draw64(dist, rng), e);
+                tc_store(h, t, idx, x64);
+                if (h32) h32[idx] = (float)x64;
                 continue;
             }
-            float x = draw(dist, rng);
+            float x = ldexpf(draw(dist, rng), e);
             float stored = p->in_round ? p->in_round(x) : x;
-            size_t idx = (size_t)(o * ld + i);
             tc_store(h, t, idx, tc_dtype_is_integer(t) ? stored * I8_SCALE : stored);
             if (h32) h32[idx] = x;
+        }
+    free(exps);
+}
+
+void tc_gemm_fill_matrix(void *h, float *h32, const tc_precision *p, tc_input_dist dist, long rows,
+                         long cols, tc_layout layout, long ld, tc_rng *rng)
+{
+    fill_blocks(h, h32, p, dist, rows, cols, layout, ld, 1, TC_SKEW_BLOCK, rng);
+}
+
+void tc_gemm_fill_matrix_b(void *h, float *h32, const tc_precision *p, tc_input_dist dist,
+                           long rows, long cols, tc_layout layout, long ld, tc_rng *rng)
+{
+    fill_blocks(h, h32, p, dist, rows, cols, layout, ld, TC_SKEW_BLOCK, TC_SKEW_BLOCK, rng);
+}
+
+/* the largest finite value of an fp8 format */
+static double fp8_max(tc_dtype t) { return t == TC_E5M2 ? 57344.0 : 448.0; }
+
+void tc_gemm_block_quantize(void *h, float *deq, float *scales, const float *x32, tc_dtype t,
+                            long rows, long cols, tc_layout layout, long ld, int block_rows,
+                            int block_cols, long scale_rs, long scale_cs)
+{
+    const size_t rs = layout == TC_ROW_MAJOR ? (size_t)ld : 1,
+                 cs = layout == TC_ROW_MAJOR ? 1 : (size_t)ld;
+    for (long r0 = 0; r0 < rows; r0 += block_rows)
+        for (long c0 = 0; c0 < cols; c0 += block_cols) {
+            const long r1 = r0 + block_rows < rows ? r0 + block_rows : rows,
+                       c1 = c0 + block_cols < cols ? c0 + block_cols : cols;
+            double amax = 0;
+            for (long r = r0; r < r1; r++)
+                for (long c = c0; c < c1; c++) amax = fmax(amax, fabs(x32[r * rs + c * cs]));
+            /* the smallest power of two s with amax / s <= the format's largest value */
+            int e = 0;
+            if (amax > 0) {
+                (void)frexp(amax / fp8_max(t), &e); /* amax / max = f 2^e, f in [0.5, 1) */
+                if (ldexp(1.0, e - 1) >= amax / fp8_max(t)) e--; /* an exact power of two */
+            }
+            const float s = amax > 0 ? ldexpf(1.0f, e) : 1.0f;
+            scales[(r0 / block_rows) * scale_rs + (c0 / block_cols) * scale_cs] = s;
+            for (long r = r0; r < r1; r++)
+                for (long c = c0; c < c1; c++) {
+                    const size_t idx = r * rs + c * cs;
+                    tc_store(h, t, idx, (double)(x32[idx] / s)); /* x / s is exact */
+                    if (deq) deq[idx] = (float)(tc_load(h, t, idx) * (double)s);
+                }
         }
 }
 
@@ -234,6 +298,8 @@ static const char *dist_unsupported(const tc_gemm_variant *v, tc_input_dist dist
     const tc_dtype in = tc_precision_get(v->precision)->in;
     if (dist == TC_INPUTS_WIDE && in != TC_F32 && in != TC_F64)
         return "wide inputs are defined for f32 and f64 data only";
+    if (dist == TC_INPUTS_SKEWED && tc_dtype_is_integer(in))
+        return "skewed inputs are defined for floating-point data only";
     return NULL;
 }
 
@@ -302,13 +368,18 @@ typedef struct {
     tc_dtype in;
     float (*in_round)(float x);
     tc_input_dist dist;
+    tc_gemm_scaling scaling;
     long M, N, K, lda, ldb;
     tc_layout a_layout, b_layout;
     uint64_t seed;
     void *h_a, *h_b;
     float *h_a32, *h_b32; /* NULL when not made */
-    tc_rng rng_after;     /* the generator after the inputs */
-    double s;             /* max|A| max|B| */
+    /* block-scaled rows: the scales (tc_gemm_problem's layout) and the values the product is of,
+     * a sa and b sb, exact in f32 (the reference's inputs); NULL otherwise */
+    float *h_sa, *h_sb, *h_a_deq, *h_b_deq;
+    long ld_sa, ld_sb;
+    tc_rng rng_after; /* the generator after the inputs */
+    double s;         /* max|A| max|B| */
     /* plain scalars only: the sample drawn right after the inputs and its references */
     int have_ref, have_ref32;
     tc_sample sample;
@@ -320,25 +391,30 @@ static host_problem kept;
 static void host_problem_free(host_problem *h)
 {
     free(h->h_a), free(h->h_b), free(h->h_a32), free(h->h_b32), free(h->ref), free(h->ref32);
+    free(h->h_sa), free(h->h_sb), free(h->h_a_deq), free(h->h_b_deq);
     if (h->have_ref || h->have_ref32) tc_sample_free(&h->sample);
     memset(h, 0, sizeof *h);
 }
 
 /* The inputs of problem p of variant v from `seed` (with their f32 originals when with_h32):
- * the kept ones when they match, else made now (and kept). */
+ * the kept ones when they match, else made now (and kept). A block-scaled variant's inputs are
+ * the same f32 data, quantised block by block. */
 static host_problem *host_inputs(const tc_gemm_variant *v, const tc_gemm_problem *p,
                                  tc_input_dist dist, uint64_t seed, int with_h32)
 {
     const tc_precision *prec = p->prec;
+    const int scaled = v->scaling == TC_GEMM_SCALING_BLOCK128;
     host_problem *h = &kept;
+    if (scaled) with_h32 = 1; /* quantised from the f32 data */
     if (h->valid && h->in == prec->in && h->in_round == prec->in_round && h->dist == dist &&
-        h->M == p->M && h->N == p->N && h->K == p->K && h->lda == p->lda && h->ldb == p->ldb &&
-        h->a_layout == v->a_layout && h->b_layout == v->b_layout && h->seed == seed &&
-        (!with_h32 || h->h_a32))
+        h->scaling == v->scaling && h->M == p->M && h->N == p->N && h->K == p->K &&
+        h->lda == p->lda && h->ldb == p->ldb && h->a_layout == v->a_layout &&
+        h->b_layout == v->b_layout && h->seed == seed && (!with_h32 || h->h_a32))
         return h;
     host_problem_free(h);
     h->valid = 1;
     h->in = prec->in, h->in_round = prec->in_round, h->dist = dist, h->seed = seed;
+    h->scaling = v->scaling;
     h->M = p->M, h->N = p->N, h->K = p->K, h->lda = p->lda, h->ldb = p->ldb;
     h->a_layout = v->a_layout, h->b_layout = v->b_layout;
     const size_t na = matrix_elems(v->a_layout, p->M, p->K, p->lda),
@@ -350,8 +426,29 @@ static host_problem *host_inputs(const tc_gemm_variant *v, const tc_gemm_problem
     tc_rng_seed(&h->rng_after, seed);
     tc_gemm_fill_matrix(h->h_a, h->h_a32, prec, dist, p->M, p->K, v->a_layout, p->lda,
                         &h->rng_after);
-    tc_gemm_fill_matrix(h->h_b, h->h_b32, prec, dist, p->K, p->N, v->b_layout, p->ldb,
-                        &h->rng_after);
+    tc_gemm_fill_matrix_b(h->h_b, h->h_b32, prec, dist, p->K, p->N, v->b_layout, p->ldb,
+                          &h->rng_after);
+    if (scaled) { /* the same f32 data, quantised with a scale per block */
+        const long k_blocks = ceil_div(p->K, TC_GEMM_SCALE_BLOCK),
+                   n_blocks = ceil_div(p->N, TC_GEMM_SCALE_BLOCK);
+        h->ld_sa = h->ld_sb = k_blocks;
+        h->h_sa = (float *)tc_xmalloc((size_t)(p->M * k_blocks) * sizeof(float));
+        h->h_sb = (float *)tc_xmalloc((size_t)(n_blocks * k_blocks) * sizeof(float));
+        h->h_a_deq = (float *)tc_xmalloc(na * sizeof(float));
+        h->h_b_deq = (float *)tc_xmalloc(nb * sizeof(float));
+        memset(h->h_a_deq, 0, na * sizeof(float)); /* padding: never read */
+        memset(h->h_b_deq, 0, nb * sizeof(float));
+        /* A: sa(i, kb) at i * ld_sa + kb; B: sb(kb, nb) at nb * ld_sb + kb */
+        tc_gemm_block_quantize(h->h_a, h->h_a_deq, h->h_sa, h->h_a32, prec->in, p->M, p->K,
+                               v->a_layout, p->lda, 1, TC_GEMM_SCALE_BLOCK, h->ld_sa, 1);
+        tc_gemm_block_quantize(h->h_b, h->h_b_deq, h->h_sb, h->h_b32, prec->in, p->K, p->N,
+                               v->b_layout, p->ldb, TC_GEMM_SCALE_BLOCK, TC_GEMM_SCALE_BLOCK, 1,
+                               h->ld_sb);
+        const tc_matrix A = tc_matrix_make(h->h_a_deq, TC_F32, p->M, p->K, v->a_layout, p->lda);
+        const tc_matrix B = tc_matrix_make(h->h_b_deq, TC_F32, p->K, p->N, v->b_layout, p->ldb);
+        h->s = tc_matrix_absmax(&A) * tc_matrix_absmax(&B);
+        return h;
+    }
     const tc_matrix A = tc_matrix_make(h->h_a, prec->in, p->M, p->K, v->a_layout, p->lda);
     const tc_matrix B = tc_matrix_make(h->h_b, prec->in, p->K, p->N, v->b_layout, p->ldb);
     h->s = tc_matrix_absmax(&A) * tc_matrix_absmax(&B);
@@ -433,9 +530,14 @@ static const char *emulation_misfit(const tc_gemm_variant *v)
     for (int i = 0; word_pairs_ok && em && em->words && i < 2 * em->n_pairs; i++)
         pairs_in_range &=
             em->pairs[i] >= 0 && em->pairs[i] < (em->words == TC_GEMM_WORDS_TF32X2 ? 2 : MAX_WORDS);
+    /* a block-scaled row's runs are its scale blocks, on the stored values */
+    const int scales_fit = v->scaling == TC_GEMM_SCALING_NONE ||
+                           (em && em->k_run == TC_GEMM_SCALE_BLOCK && !em->words &&
+                            v->mult_k % TC_GEMM_SCALE_BLOCK == 0);
     if (model && prec && emulated_format(em, prec->in) == (int)model->in &&
         model->out == TC_FMT_F32 && prec->out == TC_F32 && !(em->words && prec->in_round) &&
-        word_pairs_ok && pairs_in_range && em->k_run >= 0 && em->k_run % model->k == 0)
+        word_pairs_ok && pairs_in_range && em->k_run >= 0 && em->k_run % model->k == 0 &&
+        scales_fit)
         return NULL;
     snprintf(why, sizeof why,
              "%s: its emulation (model %s, runs of %d) does not fit its precision %s", v->name,
@@ -443,13 +545,37 @@ static const char *emulation_misfit(const tc_gemm_variant *v)
     return why;
 }
 
+/* A block-scaled element: the tensor cores' sum of each scale block from a zero accumulator,
+ * added as total = fma(run, sa sb, total) (the product of two powers of two, exact) */
+static uint32_t scaled_dot(const tc_model_params *model, const uint32_t *a, const uint32_t *b,
+                           long K, const tc_gemm_host_scales *scales, long i, long j)
+{
+    float total = 0.0f;
+    for (long k0 = 0; k0 < K; k0 += TC_GEMM_SCALE_BLOCK) {
+        const long kb = k0 / TC_GEMM_SCALE_BLOCK,
+                   len = K - k0 < TC_GEMM_SCALE_BLOCK ? K - k0 : TC_GEMM_SCALE_BLOCK;
+        const uint32_t bits = tc_model_gemm_dot(model, a + k0, b + k0, (int)len, 0);
+        float run;
+        memcpy(&run, &bits, sizeof run);
+        const float scale = scales->a[i * scales->ld_a + kb] *
+                            scales->b[(j / TC_GEMM_SCALE_BLOCK) * scales->ld_b + kb];
+        total = fmaf(run, scale, total);
+    }
+    uint32_t out;
+    memcpy(&out, &total, sizeof out);
+    return out;
+}
+
 long tc_gemm_exact_mismatches(const tc_gemm_variant *v, const tc_gemm_problem *p, const void *h_a,
                               const void *h_b, const void *h_c, const void *h_c0,
-                              const tc_sample *sample, char *message, size_t size)
+                              const tc_sample *sample, const tc_gemm_host_scales *scales,
+                              char *message, size_t size)
 {
     const tc_gemm_emulation *em = v->emulation;
     const tc_precision *prec = p->prec;
     const char *misfit = emulation_misfit(v);
+    if (!misfit && (v->scaling == TC_GEMM_SCALING_BLOCK128) != (scales != NULL))
+        misfit = "the exact check of a block-scaled row needs its scales (and only it has any)";
     if (misfit) {
         snprintf(message, size, "%s", misfit);
         return -1;
@@ -488,7 +614,8 @@ long tc_gemm_exact_mismatches(const tc_gemm_variant *v, const tc_gemm_problem *p
                 split_words(em->words, b[k], wb);
                 for (int w = 0; w < words; w++) aw[w][k] = wa[w], bw[w][k] = wb[w];
             }
-        const uint32_t bits = em->words
+        const uint32_t bits = scales ? scaled_dot(model, a, b, K, scales, i, j)
+                              : em->words
                                   ? tc_model_gemm_dot_words(model, (const uint32_t *const *)aw,
                                                             (const uint32_t *const *)bw, em->pairs,
                                                             em->n_pairs, (int)K, em->k_run)
@@ -564,6 +691,21 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
     const size_t tail_c = tc_gemm_guard_elems(p.ldc, prec->out);
     const size_t all_c = off_c + nc + tail_c;
     char *d_a = NULL, *d_b = NULL, *d_c = NULL;
+    float *d_scales = NULL; /* a block-scaled row's: sa, then sb */
+    const int scaled = v->scaling == TC_GEMM_SCALING_BLOCK128;
+    const tc_gemm_host_scales host_scales = {
+        .a = hp->h_sa, .b = hp->h_sb, .ld_a = hp->ld_sa, .ld_b = hp->ld_sb};
+    if (scaled) {
+        const size_t n_sa = (size_t)(M * hp->ld_sa),
+                     n_sb = (size_t)(ceil_div(N, TC_GEMM_SCALE_BLOCK) * hp->ld_sb);
+        TC_CUDA_CHECK(cudaMalloc((void **)&d_scales, (n_sa + n_sb) * sizeof(float)));
+        TC_CUDA_CHECK(
+            cudaMemcpy(d_scales, hp->h_sa, n_sa * sizeof(float), cudaMemcpyHostToDevice));
+        TC_CUDA_CHECK(cudaMemcpy(d_scales + n_sa, hp->h_sb, n_sb * sizeof(float),
+                                 cudaMemcpyHostToDevice));
+        p.d_scale_a = d_scales, p.d_scale_b = d_scales + n_sa;
+        p.ld_scale_a = hp->ld_sa, p.ld_scale_b = hp->ld_sb;
+    }
     TC_CUDA_CHECK(cudaMalloc((void **)&d_a, (na + off_a) * sa));
     TC_CUDA_CHECK(cudaMalloc((void **)&d_b, (nb + off_b) * sa));
     TC_CUDA_CHECK(cudaMalloc((void **)&d_c, all_c * sc));
@@ -613,8 +755,11 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
         TC_CUDA_CHECK(cudaMemcpy(h_all_c, d_c, all_c * sc, cudaMemcpyDeviceToHost));
         res->ran = 1;
 
-        tc_matrix A = tc_matrix_make(h_a, prec->in, M, K, v->a_layout, p.lda);
-        tc_matrix B = tc_matrix_make(h_b, prec->in, K, N, v->b_layout, p.ldb);
+        /* the values the product is of: as stored, or (block-scaled) times their scales */
+        tc_matrix A = scaled ? tc_matrix_make(hp->h_a_deq, TC_F32, M, K, v->a_layout, p.lda)
+                             : tc_matrix_make(h_a, prec->in, M, K, v->a_layout, p.lda);
+        tc_matrix B = scaled ? tc_matrix_make(hp->h_b_deq, TC_F32, K, N, v->b_layout, p.ldb)
+                             : tc_matrix_make(h_b, prec->in, K, N, v->b_layout, p.ldb);
         tc_matrix C = tc_matrix_make(h_c, prec->out, M, N, v->c_layout, p.ldc);
         /* the sample comes from the generator right after the inputs (and C's values, when
          * beta != 0): with plain scalars it is the kept problem's, and so are its references */
@@ -666,7 +811,8 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
                      outside);
         }
         if (res->pass && v->emulation && exact_cc == v->emulation->cc &&
-            tc_gemm_exact_mismatches(v, &p, h_a, h_b, h_c, h_c0, &sample, res->message,
+            tc_gemm_exact_mismatches(v, &p, h_a, h_b, h_c, h_c0, &sample,
+                                     scaled ? &host_scales : NULL, res->message,
                                      sizeof res->message) != 0)
             res->pass = 0;
         if (data_err) {
@@ -722,6 +868,7 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
     TC_CUDA_CHECK(cudaFree(d_a));
     TC_CUDA_CHECK(cudaFree(d_b));
     TC_CUDA_CHECK(cudaFree(d_c));
+    TC_CUDA_CHECK(cudaFree(d_scales));
     free(h_all_c);
     free(h_c0);
 }
@@ -1035,13 +1182,16 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
     for (int i = 0; i < n; i++) {
         bench_entry *b = &e[i];
         const char *base = b->v->baseline ? b->v->baseline : b->label;
-        int same_k = 1;
-        for (int xi = 0; xi < ch->n_bench_extras; xi++)
-            if (strcmp(ch->bench_extras[xi].label, b->label) == 0) {
-                base = ch->bench_extras[xi].baseline;
-                same_k = 0; /* e.g. K = 8191 compared with K = 8192 */
-            }
-        double base_rate = find_rate(e, n, base, b->M, b->N, b->K, same_k);
+        int extra = 0; /* the entry is a bench extra (its label and its size) */
+        for (int xi = 0; xi < ch->n_bench_extras; xi++) {
+            const tc_gemm_bench_extra *x = &ch->bench_extras[xi];
+            if (strcmp(x->label, b->label) == 0 && x->M == b->M && x->N == b->N && x->K == b->K)
+                base = x->baseline, extra = 1;
+        }
+        /* the baseline at the same size; an extra without one there is compared with the
+         * baseline's row of the same M and N (e.g. K = 8191 with K = 8192) */
+        double base_rate = find_rate(e, n, base, b->M, b->N, b->K, 1);
+        if (base_rate == 0 && extra) base_rate = find_rate(e, n, base, b->M, b->N, b->K, 0);
         double pct = base_rate > 0 && b->r.rate > 0 ? 100.0 * b->r.rate / base_rate : 0;
         char size[64];
         snprintf(size, sizeof size, "%ldx%ldx%ld", b->M, b->N, b->K);
@@ -1101,8 +1251,9 @@ int tc_gemm_main_built(int argc, char **argv, const tc_gemm_chapter *chapter, co
     /* --inputs belongs to the driver: every GEMM chapter takes it */
     static const tc_cli_flag flags[] = {
         {.name = "--inputs",
-         .metavar = "uniform|wide",
-         .help = "uniform in [-1,1) (default), or wide: u*2^e, e in -8..8 (f32, f64 data)"}};
+         .metavar = "uniform|wide|skewed",
+         .help = "uniform in [-1,1) (default); wide: u*2^e, e in -8..8 (f32, f64 data); "
+                 "skewed: one e per 1x128 slice of A, 128x128 block of B (floating point)"}};
     const tc_cli_spec spec = {.program = ch->name,
                               .summary = ch->summary,
                               .variants = ch->variants,
@@ -1121,8 +1272,11 @@ int tc_gemm_main_built(int argc, char **argv, const tc_gemm_chapter *chapter, co
             dist = TC_INPUTS_UNIFORM;
         else if (strcmp(a.flag_values[0], dist_names[TC_INPUTS_WIDE]) == 0)
             dist = TC_INPUTS_WIDE;
+        else if (strcmp(a.flag_values[0], dist_names[TC_INPUTS_SKEWED]) == 0)
+            dist = TC_INPUTS_SKEWED;
         else
-            tc_usage_error(ch->name, "bad value '%s' for --inputs: expected uniform or wide",
+            tc_usage_error(ch->name,
+                           "bad value '%s' for --inputs: expected uniform, wide or skewed",
                            a.flag_values[0]);
         if (a.mode == TC_MODE_BENCH)
             tc_usage_error(ch->name, "--inputs goes with the default table or --test; --bench "

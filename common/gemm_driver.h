@@ -32,7 +32,32 @@ typedef struct {
     /* 0: the launcher makes its run-time choices (tile width, split, grid) itself, as it does
      * for a user; i >= 1: --test forces the variant's choice i (forced_names[i - 1]) */
     int force;
+    /* block-scaled variants only (tc_gemm_variant.scaling, below): the f32 scales on the device,
+     * sa(i, kb) = d_scale_a[i * ld_scale_a + kb] and sb(kb, nb) = d_scale_b[nb * ld_scale_b + kb]
+     * (ld_scale_a = ld_scale_b = ceil(K / 128)); NULL otherwise */
+    const float *d_scale_a, *d_scale_b;
+    long ld_scale_a, ld_scale_b;
 } tc_gemm_problem;
+
+/* How A and B hold their values.
+ *   TC_GEMM_SCALING_NONE      as stored: C = alpha A B + beta C (every row but the ones below);
+ *   TC_GEMM_SCALING_BLOCK128  block-scaled FP8, as models are trained (the DeepSeek-V3 recipe):
+ *       A(i, k) = a(i, k) sa(i, k / 128)     one f32 scale per 1 x 128 slice of a row of A,
+ *       B(k, j) = b(k, j) sb(k / 128, j / 128)  one per 128 x 128 block of B,
+ *     a and b the stored fp8 values, the scales in p->d_scale_a / d_scale_b (K-block fastest,
+ *     as cuBLASLt's VEC128 and BLK128x128 modes read them). The driver quantises its f32 data
+ *     with power-of-two scales: s = the smallest power of two with max |x| / s <= the format's
+ *     largest value over the block, a = fp8(x / s); so every scaled value is exact in f32 and the
+ *     FP64 reference applies the scales exactly. K must be a multiple of 128 (mult_k). */
+typedef enum { TC_GEMM_SCALING_NONE, TC_GEMM_SCALING_BLOCK128 } tc_gemm_scaling;
+#define TC_GEMM_SCALE_BLOCK 128
+
+/* The scales of a block-scaled problem on the host, as the driver made them (for the checks):
+ * the layout of tc_gemm_problem's d_scale_a, d_scale_b */
+typedef struct {
+    const float *a, *b;
+    long ld_a, ld_b;
+} tc_gemm_host_scales;
 
 /* Prefix of a prepare() message that skips the case instead of failing it. */
 #define TC_GEMM_SKIP "skip: "
@@ -116,8 +141,11 @@ struct tc_gemm_variant {
      * whatever the GPU's SM count; forced_names[i] names choice i + 1 in the output. */
     int n_forced;
     const char *const *forced_names;
-    /* optional: the variant's arithmetic, bit for bit, for --test's exact check (above) */
+    /* optional: the variant's arithmetic, bit for bit, for --test's exact check (above). A
+     * block-scaled variant's runs are its scale blocks (k_run = TC_GEMM_SCALE_BLOCK): each
+     * run's sum r is added as total = fma(r, sa sb, total), in order */
     const tc_gemm_emulation *emulation;
+    tc_gemm_scaling scaling; /* TC_GEMM_SCALING_NONE unless the row says otherwise */
 };
 
 /* An extra bench row that changes the memory layout of one variant's problem (used by chapter
@@ -163,9 +191,14 @@ typedef struct {
  *            or f64. Defined for f32 and f64 data only: variants whose inputs are stored in a
  *            narrower format (f16, bf16, fp8, int8) report the case as skipped. The tolerance scale
  *            s = max|A| * max|B| stays a valid bound (it is then about 2^16). */
-typedef enum { TC_INPUTS_UNIFORM, TC_INPUTS_WIDE } tc_input_dist;
+/*   skewed   x = u * 2^e with one e per block: per 1 x 128 slice of a row of A (128 values
+ *            along K) and per 128 x 128 block of B, e a uniform integer in -8..8: the dynamic
+ *            range that per-tensor FP8 loses and block scaling keeps (a row's small slices
+ *            fall into e4m3's subnormals). Defined for every floating-point input; int8 skips. */
+typedef enum { TC_INPUTS_UNIFORM, TC_INPUTS_WIDE, TC_INPUTS_SKEWED } tc_input_dist;
 #define TC_WIDE_EXP_MIN (-8)
 #define TC_WIDE_EXP_MAX 8
+#define TC_SKEW_BLOCK 128
 
 /* Fills the rows x cols matrix stored with leading dimension ld with random values of
  * distribution dist, stored as p->in: f32 data drawn as described above, rounded by p->in_round
@@ -175,6 +208,19 @@ typedef enum { TC_INPUTS_UNIFORM, TC_INPUTS_WIDE } tc_input_dist;
  * The same seed gives the same f32 values for every precision. */
 void tc_gemm_fill_matrix(void *h, float *h32, const tc_precision *p, tc_input_dist dist, long rows,
                          long cols, tc_layout layout, long ld, tc_rng *rng);
+/* The same for operand B (K x N): skewed inputs get one exponent per 128 x 128 block instead of
+ * per 1 x 128 slice (tc_gemm_fill_matrix fills as A). Uniform and wide draws are the same. */
+void tc_gemm_fill_matrix_b(void *h, float *h32, const tc_precision *p, tc_input_dist dist,
+                           long rows, long cols, tc_layout layout, long ld, tc_rng *rng);
+
+/* Block quantisation (TC_GEMM_SCALING_BLOCK128) of an operand's f32 data x32 (rows x cols,
+ * layout, leading dimension ld; padding left alone) into fp8 values of type t stored in h, with
+ * one power-of-two scale per block of block_rows x block_cols: the scale of block (r, c) goes to
+ * scales[r * scale_rs + c * scale_cs], and deq (NULL or the same layout as x32) gets the exact
+ * f32 values a * s the product is of. A: blocks 1 x 128, B: 128 x 128. */
+void tc_gemm_block_quantize(void *h, float *deq, float *scales, const float *x32, tc_dtype t,
+                            long rows, long cols, tc_layout layout, long ld, int block_rows,
+                            int block_cols, long scale_rs, long scale_cs);
 
 /* The guard after C: at least one row (column, for a column-major C) and TC_GEMM_GUARD_BYTES,
  * poisoned before the launch, like the padding between C's rows and the elements before it. */
@@ -195,11 +241,12 @@ int tc_gemm_main_built(int argc, char **argv, const tc_gemm_chapter *ch, const c
 /* The exact check on host data, as --test runs it after a launch (exported for the CPU tests):
  * C (with p's sizes, layouts, leading dimensions, alpha and beta; h_c0 is C before the call,
  * NULL when beta is 0) against the variant's emulation on up to TC_GEMM_EXACT_ELEMENTS elements
- * of the sample. Returns the number that differ (the first described in message), or -1 when
- * the emulation does not fit the variant's precision. */
+ * of the sample (scales: a block-scaled variant's, else NULL). Returns the number that differ
+ * (the first described in message), or -1 when the emulation does not fit the variant. */
 long tc_gemm_exact_mismatches(const tc_gemm_variant *v, const tc_gemm_problem *p, const void *h_a,
                               const void *h_b, const void *h_c, const void *h_c0,
-                              const tc_sample *sample, char *message, size_t size);
+                              const tc_sample *sample, const tc_gemm_host_scales *scales,
+                              char *message, size_t size);
 
 /* NULL if the variant supports M x N x K, else a message naming the constraint. */
 const char *tc_gemm_unsupported(const tc_gemm_variant *v, long M, long N, long K);

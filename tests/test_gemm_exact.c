@@ -115,7 +115,7 @@ static void compute(exact_problem *x, int k_run, long skip_k, int ignore_beta)
 static long mismatches(exact_problem *x, char *msg)
 {
     return tc_gemm_exact_mismatches(&x->v, &x->p, x->h_a, x->h_b, x->c,
-                                    x->p.beta != 0.0f ? x->c0 : NULL, &x->sample, msg, 256);
+                                    x->p.beta != 0.0f ? x->c0 : NULL, &x->sample, NULL, msg, 256);
 }
 
 static int unit_gemm_exact_fp8_promotion(void)

@@ -5,13 +5,15 @@
  * with the rung's own reason. The kernels are in the rung files; nothing here is the lesson.
  *
  *   fp8_v1_promote  fp8_v1_promote.cuh           fp8_v3_wide      fp8_v3_wide.cuh
- *   fp8_v2_pairs    fp8_v2_pairs.cuh             fp8_v4_tmastore  fp8_v4_tmastore.cuh */
+ *   fp8_v2_pairs    fp8_v2_pairs.cuh             fp8_v4_tmastore  fp8_v4_tmastore.cuh
+ *   fp8_v5_blockscaled  fp8_v5_blockscaled.cuh (block-scaled: the problem's scales) */
 #include "wgmma_gemm.h"
 
 #include "fp8_v1_promote.cuh"
 #include "fp8_v2_pairs.cuh"
 #include "fp8_v3_wide.cuh"
 #include "fp8_v4_tmastore.cuh"
+#include "fp8_v5_blockscaled.cuh"
 #include "gemm_hooks.h"
 
 #include <stdlib.h>
@@ -150,4 +152,37 @@ extern "C" void hook_fp8_v4_tmastore_launch(const tc_gemm_variant *v, const tc_g
     TC_CUDA_CHECK(is_e5m2(v)
                       ? wgmma_fp8_v4_tmastore_run<__nv_fp8_e5m2>(plan, p->alpha, p->beta, stream)
                       : wgmma_fp8_v4_tmastore_run<__nv_fp8_e4m3>(plan, p->alpha, p->beta, stream));
+}
+
+/* ---- fp8_v5_blockscaled ------------------------------------------------------------------------ */
+template <class T> static const char *prepare_fp8_v5(tc_gemm_problem *p)
+{
+    wgmma_fp8_v5_blockscaled_plan *plan = new_plan<wgmma_fp8_v5_blockscaled_plan>();
+    if (!plan) return "out of host memory";
+    const T *A = (const T *)p->d_a, *B = (const T *)p->d_b;
+    /* forced (--test): a grid of one cluster, which then walks every unit */
+    const cudaError_t e = wgmma_fp8_v5_blockscaled_prepare_clusters<T>(
+        plan, p->force == 1 ? 1 : 0, p->M, p->N, p->K, A, p->lda, p->d_scale_a, p->ld_scale_a, B,
+        p->ldb, p->d_scale_b, p->ld_scale_b, (float *)p->d_c, p->ldc);
+    if (e != cudaSuccess) {
+        free(plan);
+        return hook_status(e, wgmma_fp8_v5_blockscaled_unsupported<T>(
+                                  p->M, p->N, p->K, A, p->lda, p->d_scale_a, p->ld_scale_a, B,
+                                  p->ldb, p->d_scale_b, p->ld_scale_b));
+    }
+    p->plan = plan;
+    return NULL;
+}
+extern "C" const char *hook_fp8_v5_blockscaled_prepare(const tc_gemm_variant *v,
+                                                       tc_gemm_problem *p)
+{
+    return is_e5m2(v) ? prepare_fp8_v5<__nv_fp8_e5m2>(p) : prepare_fp8_v5<__nv_fp8_e4m3>(p);
+}
+extern "C" void hook_fp8_v5_blockscaled_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                                               cudaStream_t stream)
+{
+    const wgmma_fp8_v5_blockscaled_plan *plan = (const wgmma_fp8_v5_blockscaled_plan *)p->plan;
+    TC_CUDA_CHECK(
+        is_e5m2(v) ? wgmma_fp8_v5_blockscaled_run<__nv_fp8_e5m2>(plan, p->alpha, p->beta, stream)
+                   : wgmma_fp8_v5_blockscaled_run<__nv_fp8_e4m3>(plan, p->alpha, p->beta, stream));
 }

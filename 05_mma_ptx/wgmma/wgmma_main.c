@@ -46,6 +46,11 @@
 #define FP8_ROW  .min_cc = 90, .target = "90a", .a_layout = ROW, .b_layout = COL, .c_layout = ROW, \
                  .problem = "FP8 GEMM", .baseline = "cublaslt_e4m3f32", .mult_k = 16, \
                  .align_ab = TMA_ALIGN, .release = hook_release_plan
+/* a block-scaled FP8 rung: K a multiple of 128 (one scale per k-tile) */
+#define FP8_SCALED_ROW .min_cc = 90, .target = "90a", .a_layout = ROW, .b_layout = COL, \
+                 .c_layout = ROW, .problem = "FP8 GEMM", .baseline = "cublaslt_e4m3f32", \
+                 .mult_k = 128, .align_ab = TMA_ALIGN, .release = hook_release_plan, \
+                 .scaling = TC_GEMM_SCALING_BLOCK128
 #define E4M3 .precision = "e4m3f32", .impl = &wgmma_in_e4m3, .emulation = &promoted_e4m3
 #define E5M2 .precision = "e5m2f32", .impl = &wgmma_in_e5m2, .emulation = &promoted_e5m2, \
              .description = "the same with e5m2 inputs (compared with cuBLASLt's e4m3)"
@@ -60,6 +65,8 @@ static const tc_gemm_emulation chain_f16 = {.model = "wg_f16f32", .cc = 90, .k_r
 static const tc_gemm_emulation chain_bf16 = {.model = "wg_bf16f32", .cc = 90, .k_run = 0};
 static const tc_gemm_emulation promoted_e4m3 = {.model = "wg_e4m3f32", .cc = 90, .k_run = 128};
 static const tc_gemm_emulation promoted_e5m2 = {.model = "wg_e5m2f32", .cc = 90, .k_run = 128};
+/* block-scaled: each k-tile's sum times its scales, fma'd into the total (tc_gemm_emulation) */
+static const tc_gemm_emulation scaled_e4m3 = {.model = "wg_e4m3f32", .cc = 90, .k_run = 128};
 
 #define F16_CHAIN  F16_ROW, .emulation = &chain_f16   /* a row --test checks bit for bit */
 #define BF16_CHAIN BF16_ROW, .emulation = &chain_bf16
@@ -155,8 +162,39 @@ static const tc_gemm_variant variants[] = {
      .prepare = hook_fp8_v4_tmastore_prepare, .launch = hook_fp8_v4_tmastore_launch, FORCE_WIDTH},
     {.name = "fp8_v4_tmastore_e5m2", FP8_ROW, E5M2,
      .prepare = hook_fp8_v4_tmastore_prepare, .launch = hook_fp8_v4_tmastore_launch, FORCE_WIDTH},
+
+    /* block-scaled FP8 (e4m3 with f32 scales per 1x128 slice of A, 128x128 block of B): compared
+     * with per-tensor cuBLASLt above (the target), cuBLASLt's own block-scaled mode beside it */
+    {.name = "cublaslt_e4m3f32_b128", .precision = "e4m3f32_b128", .min_cc = 90, .a_layout = ROW,
+     .b_layout = COL, .c_layout = ROW, .problem = "FP8 GEMM", .baseline = "cublaslt_e4m3f32",
+     .mult_m = 16, .mult_n = 16, .mult_k = 128, .align_ab = TMA_ALIGN,
+     .align_c = {.ptr = 16, .ld = 64}, .scaling = TC_GEMM_SCALING_BLOCK128,
+     .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, .release = tc_cublas_release,
+     .impl = &tc_cublas_e4m3f32_b128,
+     .description = "cuBLASLt, block-scaled e4m3 (VEC128 scales of A, BLK128x128 of B), f32 out"},
+    {.name = "fp8_v5_blockscaled_e4m3", FP8_SCALED_ROW,                 /* wgmma/fp8_v5_blockscaled.cuh */
+     .precision = "e4m3f32_b128", .impl = &wgmma_in_e4m3, .emulation = &scaled_e4m3,
+     .description = "fp8_v2 block-scaled: each k-tile's sum times its 1x128 and 128x128 scales",
+     .prepare = hook_fp8_v5_blockscaled_prepare, .launch = hook_fp8_v5_blockscaled_launch,
+     FORCE_ONE},
 };
 // clang-format on
+
+/* The FP8 GEMMs of a transformer layer (M = 4096 tokens; N, K of DeepSeek-V3's projections),
+ * per-tensor and block-scaled, each compared with per-tensor cuBLASLt at the same size */
+#define FP8_SHAPE(m, n, k)                                                                         \
+    {.variant = "cublaslt_e4m3f32", .label = "cublaslt_e4m3f32", .baseline = "cublaslt_e4m3f32", \
+     .M = m, .N = n, .K = k},                                                                      \
+    {.variant = "fp8_v4_tmastore_e4m3", .label = "fp8_v4_tmastore_e4m3",                           \
+     .baseline = "cublaslt_e4m3f32", .M = m, .N = n, .K = k},                                      \
+    {.variant = "cublaslt_e4m3f32_b128", .label = "cublaslt_e4m3f32_b128",                         \
+     .baseline = "cublaslt_e4m3f32", .M = m, .N = n, .K = k},                                      \
+    {.variant = "fp8_v5_blockscaled_e4m3", .label = "fp8_v5_blockscaled_e4m3",                     \
+     .baseline = "cublaslt_e4m3f32", .M = m, .N = n, .K = k}
+static const tc_gemm_bench_extra bench_extras[] = {
+    FP8_SHAPE(4096, 7168, 16384), FP8_SHAPE(4096, 4096, 7168),
+    FP8_SHAPE(4096, 2112, 7168),  FP8_SHAPE(4096, 24576, 1536),
+};
 
 int main(int argc, char **argv)
 {
@@ -166,6 +204,8 @@ int main(int argc, char **argv)
                    "specialisation, persistent, clusters, TMA stores, stream-K (sm_90a)",
         .variants = variants,
         .n_variants = TC_COUNT(variants),
+        .bench_extras = bench_extras,
+        .n_bench_extras = TC_COUNT(bench_extras),
         .min_cc = 80, /* the cuBLAS rows; the rungs' rows need sm_90a (.target) */
         .init = tc_cublas_chapter_init,
     };

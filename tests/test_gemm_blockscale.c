@@ -1,0 +1,271 @@
+/* tests/test_gemm_blockscale.c - block-scaled FP8 in the GEMM driver, on the CPU: the skewed inputs
+ * (one exponent per 1 x 128 slice of A and per 128 x 128 block of B), the quantisation with
+ * power-of-two scales, and the checks a block-scaled kernel answers to. A C made here as the
+ * kernel makes it (each k-tile's tensor-core sum, times its two scales, fma'd into the total)
+ * passes the exact check and the FP64 tolerance; C with one block's scale ignored, with the scales
+ * of the neighbouring k-tile, with the B scale of the wrong block of columns, or with the scale
+ * applied after the whole sum (per-tensor style) fails the exact check; whether the FP64
+ * tolerance also sees each fault is printed beside it (it is one bound for the whole of C, set by
+ * the largest block: the exact check is the one that must catch them all). */
+#include "unit.h"
+
+#include "gemm_driver.h"
+#include "tc_model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { M = 9, N = 260, K = 512, KB = K / 128, NB = (N + 127) / 128 };
+
+/* the skewed draws: one exponent per block, so a block's largest value is below 2^e and the
+ * blocks' largest values spread over the range */
+static int unit_skewed_inputs_per_block(void)
+{
+    const tc_precision *f32 = tc_precision_get("f32");
+    float *a = malloc((size_t)M * K * sizeof *a), *b = malloc((size_t)K * N * sizeof *b);
+    tc_rng rng;
+    tc_rng_seed(&rng, 5);
+    tc_gemm_fill_matrix(a, NULL, f32, TC_INPUTS_SKEWED, M, K, TC_ROW_MAJOR, K, &rng);
+    tc_gemm_fill_matrix_b(b, NULL, f32, TC_INPUTS_SKEWED, K, N, TC_COL_MAJOR, K, &rng);
+    double lo = INFINITY, hi = 0;
+    for (int i = 0; i < M; i++)
+        for (int kb = 0; kb < KB; kb++) {
+            double amax = 0;
+            for (int k = kb * 128; k < kb * 128 + 128; k++) amax = fmax(amax, fabs(a[i * K + k]));
+            UNIT_CHECK(amax > 0 && amax < 256.0, "slice (%d, %d) of A: max %g", i, kb, amax);
+            /* one exponent a slice: every value of it below the largest power of two above
+             * its max, and at least one above half of that (128 uniform draws) */
+            const double top = ldexp(1.0, ilogb(amax) + 1);
+            for (int k = kb * 128; k < kb * 128 + 128; k++)
+                UNIT_CHECK(fabs(a[i * K + k]) < top, "slice (%d, %d): one exponent", i, kb);
+            lo = fmin(lo, amax), hi = fmax(hi, amax);
+        }
+    UNIT_CHECK(hi / lo > 256.0, "A's slices span %g only", hi / lo);
+    /* B: one exponent per 128 x 128 block, so the 128 columns of a block share a top */
+    for (int kb = 0; kb < KB; kb++) {
+        double col_max[N];
+        for (int j = 0; j < N; j++) {
+            col_max[j] = 0;
+            for (int k = kb * 128; k < kb * 128 + 128; k++)
+                col_max[j] = fmax(col_max[j], fabs(b[(size_t)j * K + k]));
+        }
+        for (int j = 1; j < 128; j++)
+            UNIT_CHECK(ilogb(col_max[j]) == ilogb(col_max[0]) ||
+                           abs(ilogb(col_max[j]) - ilogb(col_max[0])) <= 1,
+                       "block (%d, 0) of B: columns 0 and %d of different exponents", kb, j);
+    }
+    free(a), free(b);
+    return 0;
+}
+
+/* the quantisation: a power-of-two scale per block that puts its largest value in e4m3's top
+ * binade, the stored value the nearest e4m3 of x / s, the scaled value exact */
+static int unit_block_quantize_power_of_two_scales(void)
+{
+    const tc_precision *f32 = tc_precision_get("f32");
+    float *x = malloc((size_t)M * K * sizeof *x), *deq = malloc((size_t)M * K * sizeof *deq);
+    uint8_t *q = malloc((size_t)M * K);
+    float sa[M * KB];
+    tc_rng rng;
+    tc_rng_seed(&rng, 6);
+    tc_gemm_fill_matrix(x, NULL, f32, TC_INPUTS_SKEWED, M, K, TC_ROW_MAJOR, K, &rng);
+    for (int k = 0; k < 128; k++) x[k] = 0.0f; /* an all-zero slice: scale 1 */
+    tc_gemm_block_quantize(q, deq, sa, x, TC_E4M3, M, K, TC_ROW_MAJOR, K, 1, 128, KB, 1);
+    UNIT_CHECK(sa[0] == 1.0f, "an all-zero slice's scale is %g", sa[0]);
+    for (int i = 0; i < M; i++)
+        for (int kb = 0; kb < KB; kb++) {
+            const float s = sa[i * KB + kb];
+            int e;
+            UNIT_CHECK(frexpf(s, &e) == 0.5f, "scale (%d, %d) = %g is not a power of two", i, kb,
+                       s);
+            double qmax = 0;
+            for (int k = kb * 128; k < kb * 128 + 128; k++) {
+                const size_t idx = (size_t)i * K + k;
+                const float v = tc_e4m3_to_f32(q[idx]);
+                UNIT_CHECK(v == tc_e4m3_to_f32(tc_f32_to_e4m3(x[idx] / s)),
+                           "(%d, %d): stored %g, not e4m3(x / s)", i, k, v);
+                UNIT_CHECK(deq[idx] == v * s, "(%d, %d): scaled %g != %g x %g", i, k, deq[idx], v,
+                           s);
+                qmax = fmax(qmax, fabs(v));
+            }
+            if (i > 0 || kb > 0)
+                UNIT_CHECK(qmax > 224.0 && qmax <= 448.0,
+                           "slice (%d, %d): largest stored %g, not in e4m3's top binade", i, kb,
+                           qmax);
+        }
+    free(x), free(deq), free(q);
+    return 0;
+}
+
+/* a block-scaled problem: skewed f32 data quantised as the driver does, its scales and the FP64
+ * product of the scaled values */
+typedef struct {
+    tc_gemm_variant v;
+    tc_gemm_emulation em;
+    tc_gemm_problem p;
+    uint8_t *a, *b;          /* e4m3, A row-major M x K, B column-major K x N */
+    float *a_deq, *b_deq;    /* the values the product is of */
+    float sa[M * KB], sb[NB * KB];
+    float *c;                /* row-major */
+    double *ref;
+    tc_sample sample;
+} scaled_problem;
+
+static void make(scaled_problem *x, uint64_t seed)
+{
+    memset(x, 0, sizeof *x);
+    const tc_precision *f32 = tc_precision_get("f32");
+    x->em = (tc_gemm_emulation){.model = "wg_e4m3f32", .cc = 90, .k_run = 128};
+    x->v = (tc_gemm_variant){.name = "scaled",
+                             .precision = "e4m3f32_b128",
+                             .mult_k = 128,
+                             .a_layout = TC_ROW_MAJOR,
+                             .b_layout = TC_COL_MAJOR,
+                             .c_layout = TC_ROW_MAJOR,
+                             .emulation = &x->em,
+                             .scaling = TC_GEMM_SCALING_BLOCK128};
+    tc_gemm_problem *p = &x->p;
+    p->M = M, p->N = N, p->K = K, p->prec = tc_precision_get("e4m3f32_b128");
+    p->a_layout = TC_ROW_MAJOR, p->b_layout = TC_COL_MAJOR, p->c_layout = TC_ROW_MAJOR;
+    p->lda = K, p->ldb = K, p->ldc = N, p->alpha = 1.0f, p->beta = 0.0f;
+    p->ld_scale_a = p->ld_scale_b = KB;
+    float *a32 = malloc((size_t)M * K * sizeof *a32), *b32 = malloc((size_t)K * N * sizeof *b32);
+    x->a = malloc((size_t)M * K), x->b = malloc((size_t)K * N);
+    x->a_deq = malloc((size_t)M * K * sizeof(float)), x->b_deq = malloc((size_t)K * N * sizeof(float));
+    x->c = malloc((size_t)M * N * sizeof *x->c);
+    tc_rng rng;
+    tc_rng_seed(&rng, seed);
+    tc_gemm_fill_matrix(a32, NULL, f32, TC_INPUTS_SKEWED, M, K, TC_ROW_MAJOR, K, &rng);
+    tc_gemm_fill_matrix_b(b32, NULL, f32, TC_INPUTS_SKEWED, K, N, TC_COL_MAJOR, K, &rng);
+    tc_gemm_block_quantize(x->a, x->a_deq, x->sa, a32, TC_E4M3, M, K, TC_ROW_MAJOR, K, 1, 128, KB,
+                           1);
+    tc_gemm_block_quantize(x->b, x->b_deq, x->sb, b32, TC_E4M3, K, N, TC_COL_MAJOR, K, 128, 128, 1,
+                           KB);
+    x->sample = tc_sample_make(M, N, K, 1e12, 0, &rng); /* every element */
+    x->ref = malloc((size_t)x->sample.n * sizeof *x->ref);
+    const tc_matrix A = tc_matrix_make(x->a_deq, TC_F32, M, K, TC_ROW_MAJOR, K);
+    const tc_matrix B = tc_matrix_make(x->b_deq, TC_F32, K, N, TC_COL_MAJOR, K);
+    tc_ref_gemm(&A, &B, &x->sample, x->ref);
+    free(a32), free(b32);
+}
+
+static void release(scaled_problem *x)
+{
+    free(x->a), free(x->b), free(x->a_deq), free(x->b_deq), free(x->c), free(x->ref);
+    tc_sample_free(&x->sample);
+}
+
+/* how a kernel can get the scales wrong */
+typedef enum {
+    RIGHT,
+    IGNORE_ONE_A_SCALE, /* row bad_i's slice bad_kb taken as scale 1 */
+    NEIGHBOUR_K_TILE,   /* k-tile kb's sum with the scales of kb - 1 (a pipeline off by one) */
+    WRONG_B_BLOCK,      /* every column with block 0's B scales */
+    SCALE_AT_THE_END    /* the sums added unscaled, the scales of the last k-tile applied once */
+} scale_fault;
+
+/* C as the kernel computes it: each k-tile's sum from a zero accumulator (chapter 08's model),
+ * then total = fma(sum, sa sb, total) */
+static void compute(scaled_problem *x, scale_fault fault, int bad_i, int bad_kb)
+{
+    const tc_model_params *model = tc_model_recorded_sm90("wg_e4m3f32");
+    uint32_t a[K], b[K];
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            for (int k = 0; k < K; k++) a[k] = x->a[i * K + k], b[k] = x->b[(size_t)j * K + k];
+            float total = 0.0f, unscaled = 0.0f;
+            for (int kb = 0; kb < KB; kb++) {
+                const uint32_t bits = tc_model_gemm_dot(model, a + kb * 128, b + kb * 128, 128, 0);
+                float sum;
+                memcpy(&sum, &bits, sizeof sum);
+                int ka = kb, jb = j / 128;
+                if (fault == NEIGHBOUR_K_TILE && kb > 0) ka = kb - 1;
+                if (fault == WRONG_B_BLOCK) jb = 0;
+                float sa = x->sa[i * KB + ka], sb = x->sb[jb * KB + ka];
+                if (fault == IGNORE_ONE_A_SCALE && i == bad_i && kb == bad_kb) sa = 1.0f;
+                total = fmaf(sum, sa * sb, total);
+                unscaled += sum;
+            }
+            if (fault == SCALE_AT_THE_END)
+                total = unscaled * x->sa[i * KB + KB - 1] * x->sb[(j / 128) * KB + KB - 1];
+            x->c[i * N + j] = total;
+        }
+}
+
+static long exact_mismatches(scaled_problem *x, char *msg)
+{
+    const tc_gemm_host_scales scales = {.a = x->sa, .b = x->sb, .ld_a = KB, .ld_b = KB};
+    return tc_gemm_exact_mismatches(&x->v, &x->p, x->a, x->b, x->c, NULL, &x->sample, &scales,
+                                    msg, 256);
+}
+
+static int tolerance_passes(scaled_problem *x)
+{
+    const tc_matrix A = tc_matrix_make(x->a_deq, TC_F32, M, K, TC_ROW_MAJOR, K);
+    const tc_matrix B = tc_matrix_make(x->b_deq, TC_F32, K, N, TC_COL_MAJOR, K);
+    const tc_matrix C = tc_matrix_make(x->c, TC_F32, M, N, TC_ROW_MAJOR, N);
+    const double s = tc_matrix_absmax(&A) * tc_matrix_absmax(&B);
+    return tc_check(&C, &x->sample, x->ref, x->p.prec, K, s).pass;
+}
+
+static int unit_block_scaled_checks(void)
+{
+    char msg[256] = "";
+    scaled_problem x;
+    make(&x, 17);
+    compute(&x, RIGHT, 0, 0);
+    UNIT_CHECK(exact_mismatches(&x, msg) == 0, "the kernel's arithmetic fails: %s", msg);
+    UNIT_CHECK(tolerance_passes(&x), "the kernel's arithmetic fails the FP64 tolerance");
+    /* the emulation refuses a check without the scales */
+    const long no_scales = tc_gemm_exact_mismatches(&x.v, &x.p, x.a, x.b, x.c, NULL, &x.sample,
+                                                    NULL, msg, sizeof msg);
+    UNIT_CHECK(no_scales == -1, "a block-scaled row checked without its scales: %ld", no_scales);
+    /* the slices of A with the smallest and the largest scale other than 1 (ignoring a scale of
+     * 1 changes nothing), each with its scale ignored */
+    int small = -1, big = -1;
+    for (int e = 0; e < M * KB; e++) {
+        if (x.sa[e] == 1.0f) continue;
+        if (small < 0 || x.sa[e] < x.sa[small]) small = e;
+        if (big < 0 || x.sa[e] > x.sa[big]) big = e;
+    }
+    UNIT_CHECK(small >= 0 && x.sa[big] / x.sa[small] >= 256.0f, "the scales span %g only",
+               x.sa[big] / x.sa[small]);
+    const int small_i = small / KB, small_kb = small % KB, big_i = big / KB, big_kb = big % KB;
+    /* the exact check reads TC_GEMM_EXACT_ELEMENTS of the sample, spread evenly: a fault in one
+     * row shows in about n / M of them */
+    const long n = TC_GEMM_EXACT_ELEMENTS < M * N ? TC_GEMM_EXACT_ELEMENTS : M * N;
+    const struct {
+        scale_fault fault;
+        int i, kb;
+        const char *what;
+        long at_least; /* elements the exact check must catch */
+    } faults[] = {
+        {IGNORE_ONE_A_SCALE, small_i, small_kb, "the smallest slice's scale ignored",
+         n / M * 3 / 4},
+        {IGNORE_ONE_A_SCALE, big_i, big_kb, "the largest slice's scale ignored", n / M * 3 / 4},
+        {NEIGHBOUR_K_TILE, 0, 0, "each k-tile with the previous one's scales", n * 9 / 10},
+        {WRONG_B_BLOCK, 0, 0, "B's first block's scales for every column",
+         n * (N - 128) / N * 9 / 10},
+        {SCALE_AT_THE_END, 0, 0, "one scale applied after the sums", n * 9 / 10},
+    };
+    for (size_t f = 0; f < sizeof faults / sizeof faults[0]; f++) {
+        compute(&x, faults[f].fault, faults[f].i, faults[f].kb);
+        const long caught = exact_mismatches(&x, msg);
+        const int tol = tolerance_passes(&x);
+        printf("    %-43s exact check: %3ld of %ld elements differ; FP64 tolerance: %s\n",
+               faults[f].what, caught, n, tol ? "passes (blind to it)" : "fails");
+        UNIT_CHECK(caught >= faults[f].at_least, "%s: the exact check caught %ld of %ld",
+                   faults[f].what, caught, n);
+    }
+    release(&x);
+    return 0;
+}
+
+static const tc_unit tests[] = {
+    {.name = "skewed_inputs_per_block", .fn = unit_skewed_inputs_per_block},
+    {.name = "block_quantize_power_of_two_scales", .fn = unit_block_quantize_power_of_two_scales},
+    {.name = "block_scaled_checks", .fn = unit_block_scaled_checks},
+};
+
+int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }
