@@ -47,6 +47,13 @@ const tc_cublas_mode tc_cublas_e4m3f32_b128 = {.a_type = CUDA_R_8F_E4M3,
                                                .math_mode = CUBLAS_DEFAULT_MATH,
                                                .use_lt = 1,
                                                .block_scaled = 1};
+const tc_cublas_mode tc_cublas_e4m3bf16_b128 = {.a_type = CUDA_R_8F_E4M3,
+                                                .b_type = CUDA_R_8F_E4M3,
+                                                .c_type = CUDA_R_16BF,
+                                                .compute = CUBLAS_COMPUTE_32F,
+                                                .math_mode = CUBLAS_DEFAULT_MATH,
+                                                .use_lt = 1,
+                                                .block_scaled = 1};
 const tc_cublas_mode tc_cublas_i8i32 = {.a_type = CUDA_R_8I,
                                         .b_type = CUDA_R_8I,
                                         .c_type = CUDA_R_32I,

@@ -40,6 +40,7 @@ extern const tc_cublas_mode tc_cublas_i8i32;   /* int8 in, int32 accumulate and 
 extern const tc_cublas_mode tc_cublas_e4m3f32; /* fp8 e4m3 in, f32 out, cublasLtMatmul (TN) */
 /* the same, block-scaled: 1 x 128 scales of A, 128 x 128 scales of B */
 extern const tc_cublas_mode tc_cublas_e4m3f32_b128;
+extern const tc_cublas_mode tc_cublas_e4m3bf16_b128; /* the same with C in bf16 */
 
 /* Variant hooks: impl must point to a tc_cublas_mode. */
 const char *tc_cublas_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);

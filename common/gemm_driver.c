@@ -535,7 +535,8 @@ static const char *emulation_misfit(const tc_gemm_variant *v)
                            (em && em->k_run == TC_GEMM_SCALE_BLOCK && !em->words &&
                             v->mult_k % TC_GEMM_SCALE_BLOCK == 0);
     if (model && prec && emulated_format(em, prec->in) == (int)model->in &&
-        model->out == TC_FMT_F32 && prec->out == TC_F32 && !(em->words && prec->in_round) &&
+        model->out == TC_FMT_F32 && (prec->out == TC_F32 || prec->out == TC_BF16) &&
+        !(em->words && prec->in_round) &&
         word_pairs_ok && pairs_in_range && em->k_run >= 0 && em->k_run % model->k == 0 &&
         scales_fit)
         return NULL;
@@ -623,18 +624,22 @@ long tc_gemm_exact_mismatches(const tc_gemm_variant *v, const tc_gemm_problem *p
         float total;
         memcpy(&total, &bits, sizeof total);
         const size_t ci = (size_t)(v->c_layout == TC_ROW_MAJOR ? i * p->ldc + j : j * p->ldc + i);
-        const float got = ((const float *)h_c)[ci];
-        float want = total;
+        /* C in f32, or in bf16: the f32 result rounded once more, to nearest even */
+        const int bf16 = prec->out == TC_BF16;
+        const double got = tc_load(h_c, prec->out, ci);
+        double want = bf16 ? tc_bf16_to_f32(tc_f32_to_bf16(total)) : total;
         int ok;
         if (alpha1_beta0) {
-            ok = got == total; /* a NaN fails; the two zeros are equal */
+            ok = got == want; /* a NaN fails; the two zeros are equal */
         } else {
             const double scaled = (double)p->alpha * total,
-                         c0 = h_c0 ? (double)p->beta * ((const float *)h_c0)[ci] : 0.0;
-            want = (float)(scaled + c0);
-            ok = fabs((double)got - (scaled + c0)) <= 3.0 * ldexp(fabs(scaled) + fabs(c0), -24);
+                         c0 = h_c0 ? (double)p->beta * tc_load(h_c0, prec->out, ci) : 0.0;
+            want = scaled + c0;
+            /* three f32 roundings, and bf16's own (half an ulp: 2^-8 of the result) */
+            ok = fabs(got - want) <= 3.0 * ldexp(fabs(scaled) + fabs(c0), -24) +
+                                         (bf16 ? ldexp(fabs(want), -8) : 0.0);
         }
-        if (!ok && bad++ == 0) bad_i = i, bad_j = j, bad_got = got, bad_want = want;
+        if (!ok && bad++ == 0) bad_i = i, bad_j = j, bad_got = (float)got, bad_want = (float)want;
     }
     for (int w = 1; w < words; w++) free(aw[w]), free(bw[w]);
     free(a), free(b);
@@ -877,8 +882,13 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
 static void print_list(const tc_gemm_chapter *ch)
 {
     printf("%s - %s\n\n", ch->name, ch->summary);
-    printf("%-21s %-9s %-6s %-11s %-6s %-11s %s\n", "variant", "precision", "min_sm", "sizes",
-           "layout", "align", "description");
+    int wv = 21, wp = 9; /* the widest name and precision, at least the headers' */
+    for (int i = 0; i < ch->n_variants; i++) {
+        const int lv = (int)strlen(ch->variants[i].name), lp = (int)strlen(ch->variants[i].precision);
+        wv = lv > wv ? lv : wv, wp = lp > wp ? lp : wp;
+    }
+    printf("%-*s %-*s %-6s %-11s %-6s %-11s %s\n", wv, "variant", wp, "precision", "min_sm",
+           "sizes", "layout", "align", "description");
     for (int i = 0; i < ch->n_variants; i++) {
         const tc_gemm_variant *v = &ch->variants[i];
         char sizes[48], layout[16];
@@ -898,8 +908,8 @@ static void print_list(const tc_gemm_chapter *ch)
             snprintf(sm, sizeof sm, "sm_%s", v->target);
         else
             snprintf(sm, sizeof sm, "sm_%d", v->min_cc);
-        printf("%-21s %-9s %-6s %-11s %-6s %-11s %s\n", v->name, v->precision, sm, sizes, layout,
-               align, v->description);
+        printf("%-*s %-*s %-6s %-11s %-6s %-11s %s\n", wv, v->name, wp, v->precision, sm, sizes,
+               layout, align, v->description);
     }
     printf("\nsizes: 'any', or the multiples M|N|K must have. layout: A, B, C row (R) or column "
            "(C) major.\nalign: '-' (any), or the bytes A and B | C need: first element / row "

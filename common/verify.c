@@ -119,6 +119,7 @@ static const tc_precision tc_precisions[] = {
     {"e4m3f32",       TC_E4M3, TC_F32,  U_FP8_BLOCK,     U_F32_TC,  U_F32,  NULL,     "fp8 e4m3 in, f32 accumulate (running sum of ~14 bits between promotions)"},
     {"e5m2f32",       TC_E5M2, TC_F32,  U_FP8_BLOCK,     U_F32_TC,  U_F32,  NULL,     "fp8 e5m2 in, f32 accumulate (running sum of ~14 bits between promotions)"},
     {"e4m3f32_b128",  TC_E4M3, TC_F32,  U_FP8_BLOCK,     U_F32_TC,  U_F32,  NULL,     "fp8 e4m3 in, f32 scales per 1x128 slice of A and 128x128 block of B, f32 accumulate (promoted every 128)"},
+    {"e4m3bf16_b128", TC_E4M3, TC_BF16, U_FP8_BLOCK,     U_F32_TC,  U_BF16, NULL,     "the same with C in bf16 (the f32 result rounded once more)"},
     {"f16f32h",       TC_F16,  TC_F16,  0,               U_F32_TC,  U_F16,  NULL,     "f16 in, f32 accumulate, f16 out (cuDNN's pseudo-half)"},
     {"bf16f32b",      TC_BF16, TC_BF16, 0,               U_F32_TC,  U_BF16, NULL,     "bf16 in, f32 accumulate, bf16 out"},
     {"f32_transform", TC_F32,  TC_F32,  U_TRANSFORM_F32, U_F32,     U_F32,  NULL,     "f32, FFT or Winograd convolution (transformed-domain products)"},

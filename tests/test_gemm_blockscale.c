@@ -262,7 +262,44 @@ static int unit_block_scaled_checks(void)
     return 0;
 }
 
+/* C in bf16: the kernel's f32 result rounded once more, to nearest even, passes; rounded toward
+ * zero (a truncating store) fails where the two differ */
+static int unit_block_scaled_bf16_out(void)
+{
+    char msg[256] = "";
+    scaled_problem x;
+    make(&x, 19);
+    x.v.precision = "e4m3bf16_b128";
+    x.p.prec = tc_precision_get("e4m3bf16_b128");
+    compute(&x, RIGHT, 0, 0);
+    uint16_t *c16 = malloc((size_t)M * N * sizeof *c16);
+    const tc_gemm_host_scales scales = {.a = x.sa, .b = x.sb, .ld_a = KB, .ld_b = KB};
+    for (int e = 0; e < M * N; e++) c16[e] = tc_f32_to_bf16(x.c[e]);
+    long bad = tc_gemm_exact_mismatches(&x.v, &x.p, x.a, x.b, c16, NULL, &x.sample, &scales, msg,
+                                        sizeof msg);
+    UNIT_CHECK(bad == 0, "bf16(C) to nearest fails: %s", msg);
+    long differ = 0; /* elements whose truncation differs from the nearest */
+    for (int e = 0; e < M * N; e++) {
+        uint32_t bits;
+        memcpy(&bits, &x.c[e], sizeof bits);
+        const uint16_t rz = (uint16_t)(bits >> 16);
+        differ += rz != c16[e];
+        c16[e] = rz;
+    }
+    bad = tc_gemm_exact_mismatches(&x.v, &x.p, x.a, x.b, c16, NULL, &x.sample, &scales, msg,
+                                   sizeof msg);
+    printf("    bf16 C truncated instead of rounded: %ld of the checked elements differ (%ld of %d "
+           "in all)\n",
+           bad, differ, M * N);
+    UNIT_CHECK(differ > M * N / 4 && bad > TC_GEMM_EXACT_ELEMENTS / 4,
+               "truncation caught in %ld elements only", bad);
+    free(c16);
+    release(&x);
+    return 0;
+}
+
 static const tc_unit tests[] = {
+    {.name = "block_scaled_bf16_out", .fn = unit_block_scaled_bf16_out},
     {.name = "skewed_inputs_per_block", .fn = unit_skewed_inputs_per_block},
     {.name = "block_quantize_power_of_two_scales", .fn = unit_block_quantize_power_of_two_scales},
     {.name = "block_scaled_checks", .fn = unit_block_scaled_checks},

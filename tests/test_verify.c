@@ -255,6 +255,7 @@ static const sim_model sim_models[] = {
     {.row = "e4m3f32", .block = 32, .acc = ACC_FP8},
     {.row = "e5m2f32", .block = 32, .acc = ACC_FP8},
     {.row = "e4m3f32_b128", .block = 32, .acc = ACC_FP8}, /* the scales: powers of two, exact */
+    {.row = "e4m3bf16_b128", .block = 32, .acc = ACC_FP8},
     {.row = "f16f32h", .block = 16, .acc = ACC_F32_RZ},
     {.row = "bf16f32b", .block = 16, .acc = ACC_F32_RZ},
     {.row = "f32_transform", .product_noise = 0x1p-20, .block = 1, .acc = ACC_F32_RN},

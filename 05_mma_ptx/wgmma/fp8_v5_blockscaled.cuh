@@ -2,7 +2,7 @@
  * 1 x 128 slice of a row of A and one per 128 x 128 block of B, applied when each k-tile's
  * partial sum is promoted.
  *
- * Rung 5 of chapter 05's FP8 track (e4m3 or e5m2 in, f32 scales, f32 accumulate and out). A
+ * Rung 5 of chapter 05's FP8 track (e4m3 or e5m2 in, f32 scales, f32 accumulate, f32 or bf16 out). A
  * branch: its parent is fp8_v2_pairs (fp8_v2_pairs.cuh), the 128 x 128 rung, and `diff` against
  * that file is the lesson. What changes:
  *   - the value of A(i, k) is a(i, k) sa(i, k / 128) and of B(k, j) is b(k, j) sb(k / 128,
@@ -17,17 +17,19 @@
  *   - the scales are read from global memory (L2) when k-tile kt's wgmma is issued and used
  *     one k-tile later, when its group is complete: the loads wait behind the tensor cores' work
  *     instead of in front of it. They are 1/128 of the operand bytes;
+ *   - C in f32 or in bf16 (a template parameter: the epilogue rounds the f32 result once);
  *   - K must be a multiple of 128 (one scale per whole k-tile); M and N are any.
  *
  * Problem: C = alpha * (A sa) * (B sb) + beta * C (beta == 0 never reads C). A M x K row-major
- * (lda), B K x N column-major (ldb), C M x N row-major f32 (ldc); T = __nv_fp8_e4m3 or
+ * (lda), B K x N column-major (ldb), C M x N row-major (ldc), OutT = float or __nv_bfloat16 (one
+ * rounding of the f32 result, as training code stores activations); T = __nv_fp8_e4m3 or
  * __nv_fp8_e5m2; the scales f32, K-block fastest (as cuBLASLt's VEC128_32F and BLK128x128_32F
  * modes read them): sa(i, kb) = SA[i * ld_sa + kb], sb(kb, nb) = SB[nb * ld_sb + kb], with
  * ld_sa, ld_sb >= K / 128. lda, ldb multiples of 16 and 16-byte aligned A and B (the TMA's rules).
  *
  * The plain launcher (no harness types; common/ headers only):
- *   wgmma_fp8_v5_blockscaled_gemm<T>(M, N, K, A, lda, SA, ld_sa, B, ldb, SB, ld_sb, C, ldc,
- *                                    alpha, beta, stream)
+ *   wgmma_fp8_v5_blockscaled_gemm<T, OutT>(M, N, K, A, lda, SA, ld_sa, B, ldb, SB, ld_sb, C,
+ *                                          ldc, alpha, beta, stream)
  * or wgmma_fp8_v5_blockscaled_prepare<T>(&plan, ...) once and
  * wgmma_fp8_v5_blockscaled_run<T>(&plan, alpha, beta, stream) per product. Both return
  * cudaSuccess, cudaErrorInvalidValue for sizes below 1, cudaErrorNotSupported for a problem or
@@ -107,12 +109,58 @@ static __device__ __forceinline__ void wgmma_fp8_v5_blockscaled_run_k_tiles(
     wgmma_fp8_v5_blockscaled_add(d, (RUN - 1) % 2 == 0 ? p0 : p1, previous);
 }
 
-template <class T>
+/* C in bf16, as training code stores activations: the pair (x, y) of C(r, c), C(r, c + 1) as
+ * alpha (x, y) + beta C in f32, rounded to bf16 once (to nearest even), guarded at the edges;
+ * vec2: the pair is one 4-byte __nv_bfloat162 */
+static __device__ __forceinline__ void wgmma_fp8_v5_store_pair(__nv_bfloat16 *__restrict__ C,
+                                                               long ldc, int r, int c, int M, int N,
+                                                               float x, float y, float alpha,
+                                                               float beta, bool vec2)
+{
+    if (r >= M || c >= N) return;
+    __nv_bfloat16 *p = C + (size_t)r * ldc + c;
+    x *= alpha, y *= alpha;
+    if (beta != 0.0f) {
+        x += beta * __bfloat162float(p[0]);
+        if (c + 1 < N) y += beta * __bfloat162float(p[1]);
+    }
+    if (vec2 && c + 1 < N) {
+        *(__nv_bfloat162 *)p = __floats2bfloat162_rn(x, y);
+    } else {
+        p[0] = __float2bfloat16_rn(x);
+        if (c + 1 < N) p[1] = __float2bfloat16_rn(y);
+    }
+}
+
+/* The warpgroup's 64 rows of the tile out: f32 C through the FP8 rungs' epilogue, bf16 C pair by
+ * pair (register i is C(row0 + 16 warp + g + 8 ((i/2)%2), col0 + 8 (i/4) + 2 t + i%2)) */
+template <int ACC>
+static __device__ __forceinline__ void wgmma_fp8_v5_epilogue(float (&d)[ACC], float *C, long ldc,
+                                                             int row0, int col0, int M, int N,
+                                                             float alpha, float beta, bool vec2)
+{
+    epilogue_direct<ACC>(d, C, ldc, row0, col0, M, N, alpha, beta, vec2);
+}
+template <int ACC>
+static __device__ __forceinline__ void wgmma_fp8_v5_epilogue(float (&d)[ACC], __nv_bfloat16 *C,
+                                                             long ldc, int row0, int col0, int M,
+                                                             int N, float alpha, float beta,
+                                                             bool vec2)
+{
+    const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int i = 0; i < ACC; i += 2)
+        wgmma_fp8_v5_store_pair(C, ldc, row0 + 16 * warp + g + 8 * (i / 2 % 2),
+                                col0 + 8 * (i / 4) + 2 * t, M, N, d[i], d[i + 1], alpha, beta,
+                                vec2);
+}
+
+template <class T, class OutT>
 __global__ void __launch_bounds__((wgmma_fp8_v5_config::CONSUMERS + 1) * WG_THREADS, 1)
     wgmma_fp8_v5_blockscaled_kernel(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
                               const __grid_constant__ CUtensorMap map_b,
                               const float *__restrict__ SA, long ld_sa,
-                              const float *__restrict__ SB, long ld_sb, float *__restrict__ C,
+                              const float *__restrict__ SB, long ld_sb, OutT *__restrict__ C,
                               long ldc, float alpha, float beta, bool vec2)
 {
 #if TC_SM90A
@@ -196,7 +244,8 @@ __global__ void __launch_bounds__((wgmma_fp8_v5_config::CONSUMERS + 1) * WG_THRE
             for (; t < k_tiles; t++, it++) /* the last few: runs of one */
                 wgmma_fp8_v5_blockscaled_run_k_tiles<T, Cfg, CLUSTER, 1>(r, d, p0, p1, it, t, cw,
                                                                         rows);
-            epilogue_direct<Cfg::ACC>(d, C, ldc, m0 + cw * WG_M, n0, M, N, alpha, beta, vec2);
+            wgmma_fp8_v5_epilogue<Cfg::ACC>(d, C, ldc, m0 + cw * WG_M, n0, M, N, alpha, beta,
+                                            vec2);
 #pragma unroll
             for (int i = 0; i < Cfg::ACC; i++) d[i] = 0.0f; /* the total starts again at 0 */
         }
@@ -216,14 +265,14 @@ typedef struct {
     int M, N, K;
     const float *SA, *SB; /* the scales */
     long ld_sa, ld_sb;
-    float *C;
+    void *C;       /* float or __nv_bfloat16, as the functions' OutT */
     long ldc;
-    bool vec2;     /* C may be stored as float2 pairs */
+    bool vec2;     /* C may be stored in pairs (float2, __nv_bfloat162) */
     unsigned grid; /* blocks: CLUSTER x the clusters that fit at once, at most the units */
 } wgmma_fp8_v5_blockscaled_plan;
 
 /* NULL when the kernel can take the problem on this GPU, else why not */
-template <class T>
+template <class T, class OutT = float>
 static const char *wgmma_fp8_v5_blockscaled_unsupported(int M, int N, int K, const T *A, long lda,
                                                         const float *SA, long ld_sa, const T *B,
                                                         long ldb, const float *SB, long ld_sb)
@@ -234,24 +283,25 @@ static const char *wgmma_fp8_v5_blockscaled_unsupported(int M, int N, int K, con
         return "the scales' rows must hold K / 128 values (ld_sa, ld_sb >= K / 128)";
     const char *why = wg_tma_unsupported<T>(A, lda, B, ldb);
     if (why) return why;
-    return wg_code_unsupported((const void *)wgmma_fp8_v5_blockscaled_kernel<T>);
+    return wg_code_unsupported((const void *)wgmma_fp8_v5_blockscaled_kernel<T, OutT>);
 }
 
 /* prepare() with at most max_clusters clusters in the grid (0: as many as fit at once): the
  * persistent grid's size, which the GPU decides otherwise, forced (for tests; any smaller grid is
  * correct too, each cluster walking more units) */
-template <class T>
+template <class T, class OutT = float>
 static cudaError_t
 wgmma_fp8_v5_blockscaled_prepare_clusters(wgmma_fp8_v5_blockscaled_plan *plan, unsigned max_clusters,
                                           int M, int N, int K, const T *A, long lda,
                                           const float *SA, long ld_sa, const T *B, long ldb,
-                                          const float *SB, long ld_sb, float *C, long ldc)
+                                          const float *SB, long ld_sb, OutT *C, long ldc)
 {
     typedef wgmma_fp8_v5_config Cfg;
     if (M < 1 || N < 1 || K < 1) return cudaErrorInvalidValue;
-    if (wgmma_fp8_v5_blockscaled_unsupported<T>(M, N, K, A, lda, SA, ld_sa, B, ldb, SB, ld_sb))
+    if (wgmma_fp8_v5_blockscaled_unsupported<T, OutT>(M, N, K, A, lda, SA, ld_sa, B, ldb, SB,
+                                                      ld_sb))
         return cudaErrorNotSupported;
-    const void *kernel = (const void *)wgmma_fp8_v5_blockscaled_kernel<T>;
+    const void *kernel = (const void *)wgmma_fp8_v5_blockscaled_kernel<T, OutT>;
     cudaError_t e = smem_optin(kernel, Cfg::SMEM_BYTES);
     unsigned resident = 0;
     if (e == cudaSuccess) e = wg_resident_clusters<Cfg>(kernel, WGMMA_FP8_V5_CLUSTER, &resident);
@@ -264,7 +314,7 @@ wgmma_fp8_v5_blockscaled_prepare_clusters(wgmma_fp8_v5_blockscaled_plan *plan, u
     plan->grid = WGMMA_FP8_V5_CLUSTER * (units < resident ? units : resident);
     plan->M = M, plan->N = N, plan->K = K, plan->C = C, plan->ldc = ldc;
     plan->SA = SA, plan->SB = SB, plan->ld_sa = ld_sa, plan->ld_sb = ld_sb;
-    plan->vec2 = wg_c_vec2(C, ldc);
+    plan->vec2 = (uintptr_t)C % (2 * sizeof(OutT)) == 0 && ldc % 2 == 0; /* pairs */
     e = tma_map_kmajor(&plan->map_a, A, tma_dtype<T>::value, M, K, lda, Cfg::BM);
     if (e == cudaSuccess)
         e = tma_map_kmajor(&plan->map_b, B, tma_dtype<T>::value, N, K, ldb,
@@ -272,39 +322,40 @@ wgmma_fp8_v5_blockscaled_prepare_clusters(wgmma_fp8_v5_blockscaled_plan *plan, u
     return e;
 }
 
-template <class T>
+template <class T, class OutT = float>
 static cudaError_t wgmma_fp8_v5_blockscaled_prepare(wgmma_fp8_v5_blockscaled_plan *plan, int M,
                                                     int N, int K, const T *A, long lda,
                                                     const float *SA, long ld_sa, const T *B,
                                                     long ldb, const float *SB, long ld_sb,
-                                                    float *C, long ldc)
+                                                    OutT *C, long ldc)
 {
-    return wgmma_fp8_v5_blockscaled_prepare_clusters<T>(plan, 0, M, N, K, A, lda, SA, ld_sa, B,
+    return wgmma_fp8_v5_blockscaled_prepare_clusters<T, OutT>(plan, 0, M, N, K, A, lda, SA, ld_sa, B,
                                                         ldb, SB, ld_sb, C, ldc);
 }
 
-template <class T>
+template <class T, class OutT = float>
 static cudaError_t wgmma_fp8_v5_blockscaled_run(const wgmma_fp8_v5_blockscaled_plan *plan,
                                                 float alpha, float beta, cudaStream_t stream)
 {
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t cfg =
         wg_launch_config<wgmma_fp8_v5_config>(plan->grid, WGMMA_FP8_V5_CLUSTER, &attr, stream);
-    return cudaLaunchKernelEx(&cfg, wgmma_fp8_v5_blockscaled_kernel<T>, plan->M, plan->N, plan->K,
-                              plan->map_a, plan->map_b, plan->SA, plan->ld_sa, plan->SB,
-                              plan->ld_sb, plan->C, plan->ldc, alpha, beta, plan->vec2);
+    return cudaLaunchKernelEx(&cfg, wgmma_fp8_v5_blockscaled_kernel<T, OutT>, plan->M, plan->N,
+                              plan->K, plan->map_a, plan->map_b, plan->SA, plan->ld_sa, plan->SB,
+                              plan->ld_sb, (OutT *)plan->C, plan->ldc, alpha, beta, plan->vec2);
 }
 
-template <class T>
+template <class T, class OutT = float>
 static cudaError_t wgmma_fp8_v5_blockscaled_gemm(int M, int N, int K, const T *A, long lda,
                                                  const float *SA, long ld_sa, const T *B, long ldb,
-                                                 const float *SB, long ld_sb, float *C, long ldc,
+                                                 const float *SB, long ld_sb, OutT *C, long ldc,
                                                  float alpha, float beta, cudaStream_t stream)
 {
     wgmma_fp8_v5_blockscaled_plan plan;
-    const cudaError_t e = wgmma_fp8_v5_blockscaled_prepare<T>(&plan, M, N, K, A, lda, SA, ld_sa, B,
-                                                              ldb, SB, ld_sb, C, ldc);
-    return e == cudaSuccess ? wgmma_fp8_v5_blockscaled_run<T>(&plan, alpha, beta, stream) : e;
+    const cudaError_t e = wgmma_fp8_v5_blockscaled_prepare<T, OutT>(&plan, M, N, K, A, lda, SA,
+                                                                    ld_sa, B, ldb, SB, ld_sb, C, ldc);
+    return e == cudaSuccess ? wgmma_fp8_v5_blockscaled_run<T, OutT>(&plan, alpha, beta, stream)
+                            : e;
 }
 
 #endif /* WGMMA_FP8_V5_BLOCKSCALED_CUH */

@@ -155,18 +155,21 @@ extern "C" void hook_fp8_v4_tmastore_launch(const tc_gemm_variant *v, const tc_g
 }
 
 /* ---- fp8_v5_blockscaled ------------------------------------------------------------------------ */
-template <class T> static const char *prepare_fp8_v5(tc_gemm_problem *p)
+/* C's type is the row's precision's output: f32, or bf16 */
+static bool bf16_out(const tc_gemm_problem *p) { return p->prec->out == TC_BF16; }
+
+template <class T, class OutT> static const char *prepare_fp8_v5(tc_gemm_problem *p)
 {
     wgmma_fp8_v5_blockscaled_plan *plan = new_plan<wgmma_fp8_v5_blockscaled_plan>();
     if (!plan) return "out of host memory";
     const T *A = (const T *)p->d_a, *B = (const T *)p->d_b;
     /* forced (--test): a grid of one cluster, which then walks every unit */
-    const cudaError_t e = wgmma_fp8_v5_blockscaled_prepare_clusters<T>(
+    const cudaError_t e = wgmma_fp8_v5_blockscaled_prepare_clusters<T, OutT>(
         plan, p->force == 1 ? 1 : 0, p->M, p->N, p->K, A, p->lda, p->d_scale_a, p->ld_scale_a, B,
-        p->ldb, p->d_scale_b, p->ld_scale_b, (float *)p->d_c, p->ldc);
+        p->ldb, p->d_scale_b, p->ld_scale_b, (OutT *)p->d_c, p->ldc);
     if (e != cudaSuccess) {
         free(plan);
-        return hook_status(e, wgmma_fp8_v5_blockscaled_unsupported<T>(
+        return hook_status(e, wgmma_fp8_v5_blockscaled_unsupported<T, OutT>(
                                   p->M, p->N, p->K, A, p->lda, p->d_scale_a, p->ld_scale_a, B,
                                   p->ldb, p->d_scale_b, p->ld_scale_b));
     }
@@ -176,13 +179,24 @@ template <class T> static const char *prepare_fp8_v5(tc_gemm_problem *p)
 extern "C" const char *hook_fp8_v5_blockscaled_prepare(const tc_gemm_variant *v,
                                                        tc_gemm_problem *p)
 {
-    return is_e5m2(v) ? prepare_fp8_v5<__nv_fp8_e5m2>(p) : prepare_fp8_v5<__nv_fp8_e4m3>(p);
+    if (is_e5m2(v))
+        return bf16_out(p) ? prepare_fp8_v5<__nv_fp8_e5m2, __nv_bfloat16>(p)
+                           : prepare_fp8_v5<__nv_fp8_e5m2, float>(p);
+    return bf16_out(p) ? prepare_fp8_v5<__nv_fp8_e4m3, __nv_bfloat16>(p)
+                       : prepare_fp8_v5<__nv_fp8_e4m3, float>(p);
 }
 extern "C" void hook_fp8_v5_blockscaled_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
                                                cudaStream_t stream)
 {
     const wgmma_fp8_v5_blockscaled_plan *plan = (const wgmma_fp8_v5_blockscaled_plan *)p->plan;
-    TC_CUDA_CHECK(
-        is_e5m2(v) ? wgmma_fp8_v5_blockscaled_run<__nv_fp8_e5m2>(plan, p->alpha, p->beta, stream)
-                   : wgmma_fp8_v5_blockscaled_run<__nv_fp8_e4m3>(plan, p->alpha, p->beta, stream));
+    typedef __nv_bfloat16 bf16;
+    const float a = p->alpha, b = p->beta;
+    cudaError_t e;
+    if (is_e5m2(v))
+        e = bf16_out(p) ? wgmma_fp8_v5_blockscaled_run<__nv_fp8_e5m2, bf16>(plan, a, b, stream)
+                        : wgmma_fp8_v5_blockscaled_run<__nv_fp8_e5m2, float>(plan, a, b, stream);
+    else
+        e = bf16_out(p) ? wgmma_fp8_v5_blockscaled_run<__nv_fp8_e4m3, bf16>(plan, a, b, stream)
+                        : wgmma_fp8_v5_blockscaled_run<__nv_fp8_e4m3, float>(plan, a, b, stream);
+    TC_CUDA_CHECK(e);
 }

@@ -177,6 +177,19 @@ static const tc_gemm_variant variants[] = {
      .description = "fp8_v2 block-scaled: each k-tile's sum times its 1x128 and 128x128 scales",
      .prepare = hook_fp8_v5_blockscaled_prepare, .launch = hook_fp8_v5_blockscaled_launch,
      FORCE_ONE},
+    /* the same with C in bf16, as training code stores activations */
+    {.name = "cublaslt_e4m3bf16_b128", .precision = "e4m3bf16_b128", .min_cc = 90,
+     .a_layout = ROW, .b_layout = COL, .c_layout = ROW, .problem = "FP8 GEMM",
+     .baseline = "cublaslt_e4m3f32", .mult_m = 16, .mult_n = 16, .mult_k = 128,
+     .align_ab = TMA_ALIGN, .align_c = {.ptr = 16, .ld = 32}, .scaling = TC_GEMM_SCALING_BLOCK128,
+     .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, .release = tc_cublas_release,
+     .impl = &tc_cublas_e4m3bf16_b128,
+     .description = "cuBLASLt, block-scaled e4m3 as above, C in bf16"},
+    {.name = "fp8_v5_blockscaled_e4m3_to_bf16", FP8_SCALED_ROW,
+     .precision = "e4m3bf16_b128", .impl = &wgmma_in_e4m3, .emulation = &scaled_e4m3,
+     .description = "fp8_v5 with C in bf16 (the f32 result rounded once, to nearest even)",
+     .prepare = hook_fp8_v5_blockscaled_prepare, .launch = hook_fp8_v5_blockscaled_launch,
+     FORCE_ONE},
 };
 // clang-format on
 
