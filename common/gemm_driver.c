@@ -431,16 +431,17 @@ static host_problem *host_inputs(const tc_gemm_variant *v, const tc_gemm_problem
     if (scaled) { /* the same f32 data, quantised with a scale per block */
         const long k_blocks = ceil_div(p->K, TC_GEMM_SCALE_BLOCK),
                    n_blocks = ceil_div(p->N, TC_GEMM_SCALE_BLOCK);
-        h->ld_sa = h->ld_sb = k_blocks;
-        h->h_sa = (float *)tc_xmalloc((size_t)(p->M * k_blocks) * sizeof(float));
-        h->h_sb = (float *)tc_xmalloc((size_t)(n_blocks * k_blocks) * sizeof(float));
+        h->ld_sa = p->M, h->ld_sb = round_up(k_blocks, 4);
+        h->h_sa = (float *)tc_xmalloc((size_t)(k_blocks * h->ld_sa) * sizeof(float));
+        h->h_sb = (float *)tc_xmalloc((size_t)(n_blocks * h->ld_sb) * sizeof(float));
+        for (long e = 0; e < n_blocks * h->ld_sb; e++) h->h_sb[e] = 1.0f; /* the padding */
         h->h_a_deq = (float *)tc_xmalloc(na * sizeof(float));
         h->h_b_deq = (float *)tc_xmalloc(nb * sizeof(float));
         memset(h->h_a_deq, 0, na * sizeof(float)); /* padding: never read */
         memset(h->h_b_deq, 0, nb * sizeof(float));
-        /* A: sa(i, kb) at i * ld_sa + kb; B: sb(kb, nb) at nb * ld_sb + kb */
+        /* A: sa(i, kb) at kb * ld_sa + i; B: sb(kb, nb) at nb * ld_sb + kb */
         tc_gemm_block_quantize(h->h_a, h->h_a_deq, h->h_sa, h->h_a32, prec->in, p->M, p->K,
-                               v->a_layout, p->lda, 1, TC_GEMM_SCALE_BLOCK, h->ld_sa, 1);
+                               v->a_layout, p->lda, 1, TC_GEMM_SCALE_BLOCK, 1, h->ld_sa);
         tc_gemm_block_quantize(h->h_b, h->h_b_deq, h->h_sb, h->h_b32, prec->in, p->K, p->N,
                                v->b_layout, p->ldb, TC_GEMM_SCALE_BLOCK, TC_GEMM_SCALE_BLOCK, 1,
                                h->ld_sb);
@@ -558,7 +559,7 @@ static uint32_t scaled_dot(const tc_model_params *model, const uint32_t *a, cons
         const uint32_t bits = tc_model_gemm_dot(model, a + k0, b + k0, (int)len, 0);
         float run;
         memcpy(&run, &bits, sizeof run);
-        const float scale = scales->a[i * scales->ld_a + kb] *
+        const float scale = scales->a[kb * scales->ld_a + i] *
                             scales->b[(j / TC_GEMM_SCALE_BLOCK) * scales->ld_b + kb];
         total = fmaf(run, scale, total);
     }
@@ -696,19 +697,18 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
     const size_t tail_c = tc_gemm_guard_elems(p.ldc, prec->out);
     const size_t all_c = off_c + nc + tail_c;
     char *d_a = NULL, *d_b = NULL, *d_c = NULL;
-    float *d_scales = NULL; /* a block-scaled row's: sa, then sb */
+    float *d_sa = NULL, *d_sb = NULL; /* a block-scaled row's scales */
     const int scaled = v->scaling == TC_GEMM_SCALING_BLOCK128;
     const tc_gemm_host_scales host_scales = {
         .a = hp->h_sa, .b = hp->h_sb, .ld_a = hp->ld_sa, .ld_b = hp->ld_sb};
     if (scaled) {
-        const size_t n_sa = (size_t)(M * hp->ld_sa),
+        const size_t n_sa = (size_t)(ceil_div(K, TC_GEMM_SCALE_BLOCK) * hp->ld_sa),
                      n_sb = (size_t)(ceil_div(N, TC_GEMM_SCALE_BLOCK) * hp->ld_sb);
-        TC_CUDA_CHECK(cudaMalloc((void **)&d_scales, (n_sa + n_sb) * sizeof(float)));
-        TC_CUDA_CHECK(
-            cudaMemcpy(d_scales, hp->h_sa, n_sa * sizeof(float), cudaMemcpyHostToDevice));
-        TC_CUDA_CHECK(cudaMemcpy(d_scales + n_sa, hp->h_sb, n_sb * sizeof(float),
-                                 cudaMemcpyHostToDevice));
-        p.d_scale_a = d_scales, p.d_scale_b = d_scales + n_sa;
+        TC_CUDA_CHECK(cudaMalloc((void **)&d_sa, n_sa * sizeof(float)));
+        TC_CUDA_CHECK(cudaMalloc((void **)&d_sb, n_sb * sizeof(float)));
+        TC_CUDA_CHECK(cudaMemcpy(d_sa, hp->h_sa, n_sa * sizeof(float), cudaMemcpyHostToDevice));
+        TC_CUDA_CHECK(cudaMemcpy(d_sb, hp->h_sb, n_sb * sizeof(float), cudaMemcpyHostToDevice));
+        p.d_scale_a = d_sa, p.d_scale_b = d_sb;
         p.ld_scale_a = hp->ld_sa, p.ld_scale_b = hp->ld_sb;
     }
     TC_CUDA_CHECK(cudaMalloc((void **)&d_a, (na + off_a) * sa));
@@ -873,7 +873,8 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
     TC_CUDA_CHECK(cudaFree(d_a));
     TC_CUDA_CHECK(cudaFree(d_b));
     TC_CUDA_CHECK(cudaFree(d_c));
-    TC_CUDA_CHECK(cudaFree(d_scales));
+    TC_CUDA_CHECK(cudaFree(d_sa));
+    TC_CUDA_CHECK(cudaFree(d_sb));
     free(h_all_c);
     free(h_c0);
 }
@@ -997,6 +998,16 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
             not_applicable++;
             continue;
         }
+        /* a block-scaled row on uniform data would get one scale everywhere (every block's max
+         * is near 1), and a scale read from the wrong row, k-tile or block would go unseen: its
+         * test inputs are skewed, one exponent per block */
+        const tc_input_dist vdist =
+            v->scaling != TC_GEMM_SCALING_NONE && dist == TC_INPUTS_UNIFORM ? TC_INPUTS_SKEWED
+                                                                            : dist;
+        if (vdist != dist)
+            printf("note %-18s block-scaled: tested on skewed inputs (uniform data would give "
+                   "every block the same scale)\n",
+                   v->name);
         if (v->emulation) {
             const tc_gemm_emulation *em = v->emulation;
             char run[24] = "all K", words[64] = "";
@@ -1045,7 +1056,7 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
             /* the launcher's own choices, then each forced one on the same problem */
             for (int force = 0; force <= v->n_forced; force++) {
                 case_result r;
-                run_case(v, ctx, M, N, K, &tcase->mem, seed, 0, 0, 0, ab, dist, force, &r);
+                run_case(v, ctx, M, N, K, &tcase->mem, seed, 0, 0, 0, ab, vdist, force, &r);
                 printf("%s %-18s %5ldx%-5ldx%-5ld ",
                        r.not_applicable ? "n/a "
                        : r.skipped      ? "SKIP"

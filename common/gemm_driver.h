@@ -33,8 +33,9 @@ typedef struct {
      * for a user; i >= 1: --test forces the variant's choice i (forced_names[i - 1]) */
     int force;
     /* block-scaled variants only (tc_gemm_variant.scaling, below): the f32 scales on the device,
-     * sa(i, kb) = d_scale_a[i * ld_scale_a + kb] and sb(kb, nb) = d_scale_b[nb * ld_scale_b + kb]
-     * (ld_scale_a = ld_scale_b = ceil(K / 128)); NULL otherwise */
+     * sa(i, kb) = d_scale_a[kb * ld_scale_a + i] (M fastest, ld_scale_a = M) and
+     * sb(kb, nb) = d_scale_b[nb * ld_scale_b + kb] (K blocks fastest, ld_scale_b = ceil(K / 128)
+     * rounded up to a multiple of 4), each 16-byte aligned; NULL otherwise */
     const float *d_scale_a, *d_scale_b;
     long ld_scale_a, ld_scale_b;
 } tc_gemm_problem;
@@ -44,8 +45,8 @@ typedef struct {
  *   TC_GEMM_SCALING_BLOCK128  block-scaled FP8, as models are trained (the DeepSeek-V3 recipe):
  *       A(i, k) = a(i, k) sa(i, k / 128)     one f32 scale per 1 x 128 slice of a row of A,
  *       B(k, j) = b(k, j) sb(k / 128, j / 128)  one per 128 x 128 block of B,
- *     a and b the stored fp8 values, the scales in p->d_scale_a / d_scale_b (K-block fastest,
- *     as cuBLASLt's VEC128 and BLK128x128 modes read them). The driver quantises its f32 data
+ *     a and b the stored fp8 values, the scales in p->d_scale_a / d_scale_b (laid out as
+ *     PyTorch hands them to cuBLASLt's VEC128 and BLK128x128 modes). The driver quantises its f32 data
  *     with power-of-two scales: s = the smallest power of two with max |x| / s <= the format's
  *     largest value over the block, a = fp8(x / s); so every scaled value is exact in f32 and the
  *     FP64 reference applies the scales exactly. K must be a multiple of 128 (mult_k). */

@@ -2,13 +2,14 @@
  * 1 x 128 slice of a row of A and one per 128 x 128 block of B, applied when each k-tile's
  * partial sum is promoted.
  *
- * Rung 5 of chapter 05's FP8 track (e4m3 or e5m2 in, f32 scales, f32 accumulate, f32 or bf16 out). A
+ * Rung 5 of chapter 05's FP8 track (e4m3 in, f32 scales, f32 accumulate, f32 or bf16 out). A
  * branch: its parent is fp8_v2_pairs (fp8_v2_pairs.cuh), the 128 x 128 rung, and `diff` against
  * that file is the lesson. What changes:
  *   - the value of A(i, k) is a(i, k) sa(i, k / 128) and of B(k, j) is b(k, j) sb(k / 128,
  *     j / 128): a stored fp8 value times its block's scale. Per-tensor FP8 has one scale for all
- *     of A, so a row whose values are 2^-8 of the largest falls into e4m3's subnormals and keeps
- *     a bit or two; with a scale per 128 values every block uses the format's whole range;
+ *     of A, set by its largest value, so a block about 2^-15 of that size or smaller falls into
+ *     e4m3's subnormals (below 2^-6 of a format whose largest value is 448) and keeps a bit or
+ *     two; with a scale per 128 values every block uses the format's whole range;
  *   - one k-tile is 128 values of K, one scale block: fp8_v2 already promotes every k-tile's
  *     partial sum p to the f32 total d, so the scales cost one multiply per promotion:
  *     d = fma(p, sa(row, kt) sb(kt, tile), d). Each thread's accumulators cover two rows of
@@ -16,16 +17,18 @@
  *     B: three scales per k-tile;
  *   - the scales are read from global memory (L2) when k-tile kt's wgmma is issued and used
  *     one k-tile later, when its group is complete: the loads wait behind the tensor cores' work
- *     instead of in front of it. They are 1/128 of the operand bytes;
+ *     instead of in front of it. They are 1/32 of A's bytes (4-byte floats, one per 128 one-byte
+ *     values) and 1/4096 of B's;
  *   - C in f32 or in bf16 (a template parameter: the epilogue rounds the f32 result once);
  *   - K must be a multiple of 128 (one scale per whole k-tile); M and N are any.
  *
  * Problem: C = alpha * (A sa) * (B sb) + beta * C (beta == 0 never reads C). A M x K row-major
  * (lda), B K x N column-major (ldb), C M x N row-major (ldc), OutT = float or __nv_bfloat16 (one
  * rounding of the f32 result, as training code stores activations); T = __nv_fp8_e4m3 or
- * __nv_fp8_e5m2; the scales f32, K-block fastest (as cuBLASLt's VEC128_32F and BLK128x128_32F
- * modes read them): sa(i, kb) = SA[i * ld_sa + kb], sb(kb, nb) = SB[nb * ld_sb + kb], with
- * ld_sa, ld_sb >= K / 128. lda, ldb multiples of 16 and 16-byte aligned A and B (the TMA's rules).
+ * __nv_fp8_e5m2 (only e4m3 has a row in the chapter's table); the scales f32, laid out as PyTorch
+ * hands them to cuBLASLt's VEC128_32F and BLK128x128_32F modes: sa(i, kb) = SA[kb * ld_sa + i]
+ * (M fastest, ld_sa >= M), sb(kb, nb) = SB[nb * ld_sb + kb] (K blocks fastest, ld_sb >= K / 128).
+ * lda, ldb multiples of 16 and 16-byte aligned A and B (the TMA's rules).
  *
  * The plain launcher (no harness types; common/ headers only):
  *   wgmma_fp8_v5_blockscaled_gemm<T, OutT>(M, N, K, A, lda, SA, ld_sa, B, ldb, SB, ld_sb, C,
@@ -57,12 +60,15 @@ struct wgmma_fp8_v5_scales {
 };
 
 /* Where this thread's scales are: its two rows of A (clamped to row M - 1: a row past C's last is
- * computed and never stored) and its tile's column of B's blocks */
+ * computed and never stored) in k-tile 0, the distance to the next k-tile's (M fastest: the 8 row
+ * groups of a warp read 8 neighbouring floats), and its tile's column of B's blocks */
 struct wgmma_fp8_v5_scale_rows {
     const float *a_lo, *a_hi, *b;
+    long ld_a;
     __device__ __forceinline__ wgmma_fp8_v5_scales load(int kt) const
     {
-        return {.a_lo = __ldg(a_lo + kt), .a_hi = __ldg(a_hi + kt), .b = __ldg(b + kt)};
+        return {.a_lo = __ldg(a_lo + kt * ld_a), .a_hi = __ldg(a_hi + kt * ld_a),
+                .b = __ldg(b + kt)};
     }
 };
 
@@ -228,10 +234,10 @@ __global__ void __launch_bounds__((wgmma_fp8_v5_config::CONSUMERS + 1) * WG_THRE
             int m0, n0;
             unit_origin(cluster + i * clusters, m0, n0);
             const int row = m0 + cw * WG_M + row_in_wg;
-            const wgmma_fp8_v5_scale_rows rows = {
-                .a_lo = SA + (size_t)min(row, M - 1) * ld_sa,
-                .a_hi = SA + (size_t)min(row + 8, M - 1) * ld_sa,
-                .b = SB + (size_t)(n0 / Cfg::BN) * ld_sb};
+            const wgmma_fp8_v5_scale_rows rows = {.a_lo = SA + min(row, M - 1),
+                                                  .a_hi = SA + min(row + 8, M - 1),
+                                                  .b = SB + (size_t)(n0 / Cfg::BN) * ld_sb,
+                                                  .ld_a = ld_sa};
             constexpr int RUN = WGMMA_FP8_V5_RUN, RUN_REST = WGMMA_FP8_V5_RUN_REST;
             float p0[Cfg::ACC], p1[Cfg::ACC];
             int t = 0;
@@ -279,8 +285,8 @@ static const char *wgmma_fp8_v5_blockscaled_unsupported(int M, int N, int K, con
 {
     if (M < 1 || N < 1 || K < 1) return "M, N and K must be at least 1";
     if (K % 128) return "block-scaled FP8 needs K a multiple of 128 (one scale per 128 values)";
-    if (!SA || !SB || ld_sa < K / 128 || ld_sb < K / 128)
-        return "the scales' rows must hold K / 128 values (ld_sa, ld_sb >= K / 128)";
+    if (!SA || !SB || ld_sa < M || ld_sb < K / 128)
+        return "the scales need ld_sa >= M (A's: M fastest) and ld_sb >= K / 128 (B's)";
     const char *why = wg_tma_unsupported<T>(A, lda, B, ldb);
     if (why) return why;
     return wg_code_unsupported((const void *)wgmma_fp8_v5_blockscaled_kernel<T, OutT>);
