@@ -981,9 +981,11 @@ static const test_grid test_grids[] = {
     {.NY = 64, .NX = 200, .T = 2}, {.NY = 129, .NX = 77, .T = 5}, {.NY = 1000, .NX = 1000, .T = 3}};
 enum { N_TEST_GRIDS = sizeof test_grids / sizeof test_grids[0], N_SMALL_GRIDS = 4 };
 static const test_grid exact_grid = {.NY = 37, .NX = 45, .T = 1};
-/* the fused rungs' own: enough steps for two full passes and a short one at every F (9 = 4 + 4 + 1
- * = 3 + 3 + 3 = 2 + 2 + 2 + 2 + 1), on a grid that is no multiple of any block's output region */
-static const test_grid fused_grid = {.NY = 267, .NX = 301, .T = 9};
+/* the fused rungs' own: at every F > 1 at least two full passes and a short last one, of 3, 2 and
+ * 1 steps (11 = 4 + 4 + 3 = 3 + 3 + 3 + 2 = 2 + 2 + 2 + 2 + 2 + 1), and both result buffers: an
+ * odd number of passes ends in p (F = 1: 11, F = 4: 3), an even one in q (F = 3: 4, F = 2: 6);
+ * on a grid that is no multiple of any block's output region, more than one in each direction */
+static const test_grid fused_grid = {.NY = 267, .NX = 301, .T = 11};
 
 /* Every selected variant on problem p (fused_only: the fused rungs alone). A fused rung runs once
  * with F chosen by the radius and once more per F = 1 .. ST_FUSE_MAX, forced (CONTRIBUTING.md:

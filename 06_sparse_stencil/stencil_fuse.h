@@ -33,7 +33,9 @@
  *
  * The boundary: a cell of the grid's frame (not interior) is never written, in shared memory as in
  * the grid, so it keeps its initial value at every step as the reference's does; cells outside the
- * grid are loaded as zeros and never written either (no interior cell reads them). A cell of the
+ * grid are never written either (no interior cell reads them): those above, below or left of it
+ * and past the pitch are loaded as zeros, but the pitch padding (columns NX .. ld - 1 of a row) is
+ * loaded from memory as it is, so the caller keeps it finite (the driver's is zeros). A cell of the
  * compute region that is no longer right still holds a finite value (a sum of finite values):
  * what the tensor cores multiply by a band's zeros must not be a NaN.
  *
@@ -52,7 +54,13 @@
 enum {
     ST_FUSE_MAX = 4,    /* the deepest fusion --test forces and the CLI takes (--fuse 1..4) */
     ST_FUSE_MARGIN = 8, /* the tile's columns left and right of the compute region */
-    ST_FUSE_ALIGN = 8   /* halves: 16-byte rows */
+    ST_FUSE_ALIGN = 8,  /* halves: 16-byte rows */
+    /* the fused rungs' compute region CX x CY: 8 x 1 warps for r <= 3, part 1's 4 x 2 for r = 7
+     * (stencil_fused_cfg and h2_cfg static_assert it; test_stencil.c checks its plans) */
+    ST_FUSE_CX = 128,
+    ST_FUSE_CY = 64,
+    ST_FUSE_CX_R7 = 64,
+    ST_FUSE_CY_R7 = 64
 };
 
 typedef struct {

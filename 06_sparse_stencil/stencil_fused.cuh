@@ -4,9 +4,10 @@
  * What it teaches (PART2.md has the lesson)
  *   At one step per launch every point update reads and writes a cell of DRAM: 4 bytes, and the
  *   one-step rungs (stencil_tc.cuh) cannot pass the copy bound. Here a block loads a tile with a
- *   halo of F r rows (and up to F r columns) and runs F steps on it before it stores: the DRAM
- *   traffic per point update falls to about 4 / F bytes, and what is left is the tensor-core work
- *   plus the overlap, the halo cells that two neighbouring blocks both compute (stencil_fuse.h).
+ *   halo of F r rows and 8 + (F - 1) r columns rounded up to 8 and runs F steps on it before it
+ *   stores: the DRAM traffic per point update falls to about 4 / F bytes, and what is left is the
+ *   tensor-core work plus the overlap, the halo cells that two neighbouring blocks both compute
+ *   (stencil_fuse.h).
  *
  * The step is the one-step kernel's, unchanged: the same warp tile (tc_tile; 8 x 1 warps for r <= 3,
  * stencil_fused_cfg), the same
@@ -17,7 +18,9 @@
  *   - after each step the accumulators go back into the tile itself, in place (every warp has
  *     read it: a barrier first), at the cells of the compute region that are interior cells of
  *     the grid; the frame and the cells outside the grid are never written, so they keep what was
- *     loaded: the frame's initial values, zeros. The next step reads the tile again;
+ *     loaded: the frame's initial values, zeros outside the rows and the pitch, and the pitch
+ *     padding (columns NX .. ld - 1) as it is in memory, which must be finite. The next step
+ *     reads the tile again;
  *   - after F steps the output region is stored, its interior cells only, as before.
  *
  * Data layout: grids f16 row-major, pitch ld (a multiple of 8); the shared tile as in
@@ -188,6 +191,9 @@ __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS)
  * by default) keeps the one-step tile. */
 template <int R> struct stencil_fused_cfg {
     typedef tc_tile<R, tc_cfg<R>::S, (R <= 3 ? 8 : 4), (R <= 3 ? 1 : 2)> tile;
+    static_assert(tile::BX == (R <= 3 ? ST_FUSE_CX : ST_FUSE_CX_R7) &&
+                      tile::BY == (R <= 3 ? ST_FUSE_CY : ST_FUSE_CY_R7),
+                  "the compute region stencil_fuse.h declares (test_stencil.c checks its plans)");
 };
 
 /* the kernel of a radius and variant */
@@ -224,19 +230,23 @@ static inline int stencil_fused_plan_make(int r, int fuse, int NY, int NX, st_fu
     return st_fuse_plan_make(stencil_fused_cx(r), stencil_fused_cy(r), r, fuse, NY, NX, plan);
 }
 
-/* one pass of `fuse` steps: in -> out */
+/* one pass of `fuse` steps: in -> out. cudaErrorInvalidValue, nothing launched, when the plan
+ * fails (prepare checked the full pass; a shorter one only widens the output region), else the
+ * launch's error */
 template <int R, bool SPARSE, bool F16ACC>
-static void stencil_fused_launch_r(const __half *in, __half *out, int NY, int NX, int ld,
-                                   const uint32_t *a_words, const uint32_t *meta, int fuse,
-                                   cudaStream_t stream)
+static cudaError_t stencil_fused_launch_r(const __half *in, __half *out, int NY, int NX, int ld,
+                                          const uint32_t *a_words, const uint32_t *meta, int fuse,
+                                          cudaStream_t stream)
 {
     typedef typename stencil_fused_cfg<R>::tile T;
     st_fuse_plan p;
-    if (st_fuse_plan_make(T::BX, T::BY, R, fuse, NY, NX, &p) != 0) return; /* prepare checked */
+    if (st_fuse_plan_make(T::BX, T::BY, R, fuse, NY, NX, &p) != 0 || p.blocks_y > 65535)
+        return cudaErrorInvalidValue;
     const stencil_fused_geometry g = {p.fuse, p.halo_x, p.out_x, p.out_y};
     const dim3 grid((unsigned)p.blocks_x, (unsigned)p.blocks_y);
     stencil_fused_for<R, SPARSE, F16ACC>::fn<<<grid, T::THREADS, 0, stream>>>(in, out, NY, NX, ld,
-                                                                             a_words, meta, g);
+                                                                              a_words, meta, g);
+    return cudaGetLastError();
 }
 
 /* ---- the plain launcher -------------------------------------------------------------------------
@@ -319,8 +329,8 @@ static cudaError_t stencil_fused_run(const stencil_fused_plan *plan, int steps,
     if (!plan || steps < 0 || plan->tc.sparse != SPARSE || plan->tc.f16acc != F16ACC)
         return cudaErrorInvalidValue;
     const stencil_tc_plan &c = plan->tc;
-    void (*const pass)(const __half *, __half *, int, int, int, const uint32_t *,
-                       const uint32_t *, int, cudaStream_t) =
+    cudaError_t (*const pass)(const __half *, __half *, int, int, int, const uint32_t *,
+                              const uint32_t *, int, cudaStream_t) =
         c.r == 1   ? stencil_fused_launch_r<1, SPARSE, F16ACC>
         : c.r == 2 ? stencil_fused_launch_r<2, SPARSE, F16ACC>
         : c.r == 3 ? stencil_fused_launch_r<3, SPARSE, F16ACC>
@@ -330,10 +340,9 @@ static cudaError_t stencil_fused_run(const stencil_fused_plan *plan, int steps,
     const int passes = st_fuse_passes(steps, plan->fuse);
     for (int i = 0; i < passes; i++) {
         const __half *src = i == 0 ? c.in : i % 2 ? c.p : c.q;
-        pass(src, i % 2 ? c.q : c.p, c.NY, c.NX, c.ld, c.a_words, c.meta,
-             st_fuse_pass_steps(steps, plan->fuse, i), stream);
-        const cudaError_t e = cudaGetLastError();
-        if (e != cudaSuccess) return e;
+        const cudaError_t e = pass(src, i % 2 ? c.q : c.p, c.NY, c.NX, c.ld, c.a_words, c.meta,
+                                   st_fuse_pass_steps(steps, plan->fuse, i), stream);
+        if (e != cudaSuccess) return e; /* a plan that failed, or the launch's error */
     }
     return cudaSuccess;
 }

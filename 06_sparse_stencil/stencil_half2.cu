@@ -8,11 +8,12 @@
  *   owns two neighbouring columns and adds in half2: one HFMA2 is a tap of two points, so a CUDA
  *   core does twice the taps per instruction of rung b, at the precision of the f16 rows. And it
  *   fuses steps exactly as the tensor-core rung e does (stencil_fused.cuh): the block's tile, with
- *   a halo of F r rows and up to F r columns, stays in shared memory for F steps, each step written
- *   back in place to the interior cells of the compute region, the frame and the cells outside
- *   the grid never written (they keep the loaded values: the frame's initial ones, zeros). So the
- *   two rungs move the same bytes per point update and recompute the same overlap: what is left
- *   between them is tensor cores against CUDA cores.
+ *   a halo of F r rows and 8 + (F - 1) r columns rounded up to 8 (stencil_fuse.h), stays in shared
+ *   memory for F steps, each step written back in place to the interior cells of the compute
+ *   region, the frame and the cells outside the grid never written (they keep the loaded values:
+ *   the frame's initial ones, zeros, the pitch padding as it is in memory). So the two rungs
+ *   move the same bytes per point update and recompute the same overlap: what is left between
+ *   them is tensor cores against CUDA cores.
  *
  * Data layout
  *   Grids f16 row-major, pitch ld (a multiple of 8). Shared tile: f16 [CY + 2r][CX + 16],
@@ -45,6 +46,9 @@ template <int R, bool STAR> struct h2_cfg {
     static constexpr int ROWS = CY + 2 * R, COLS = CX + 2 * ST_FUSE_MARGIN;
     static constexpr int RP = (R + 1) / 2 * 2; /* the first word starts RP columns left */
     static constexpr int WORDS = RP + 1;       /* words per row: columns c - RP .. c + 1 + RP */
+    static_assert(CX == (R <= 3 ? ST_FUSE_CX : ST_FUSE_CX_R7) &&
+                      CY == (R <= 3 ? ST_FUSE_CY : ST_FUSE_CY_R7),
+                  "the tensor-core rung's compute region (stencil_fuse.h)");
     static_assert(CX % 16 == 0, "the plan takes whole 16-column segments");
     static_assert(TX % 32 == 0, "a warp reads one tile row: 32 consecutive words");
     static_assert(COLS % 8 == 0, "16-byte tile rows for cp.async and the output vectors");
@@ -83,7 +87,8 @@ __global__ void __launch_bounds__(h2_cfg<R, STAR>::THREADS)
     const int xo = blockIdx.x * out_x, yo = blockIdx.y * out_y;
     const int x_tile = xo - halo_x, y_tile = yo - fuse * R; /* grid cell of tile (0, 0) */
 
-    /* 1. the tile, 16 bytes at a time; outside the grid (and past the pitch) zeros */
+    /* 1. the tile, 16 bytes at a time; outside the rows and the pitch zeros (the pitch padding,
+     *    columns NX .. ld - 1, as it is in memory) */
     const uint32_t tile_base = (uint32_t)__cvta_generic_to_shared(tile);
     for (int v = tid; v < C::ROWS * (C::COLS / 8); v += C::THREADS) {
         const int rho = v / (C::COLS / 8), col = 8 * (v % (C::COLS / 8));

@@ -702,8 +702,11 @@ static int unit_stencil_outside_writes_caught(void)
 /* ---- the fused rungs' tile plan (stencil_fuse.h) ---------------------------------------------- */
 static int unit_stencil_fuse_plan_geometry(void)
 {
-    const int regions[3][2] = {{64, 128}, {64, 64}, {32, 24}}; /* r <= 3, r = 7, the model's */
-    for (int k = 0; k < 3; k++)
+    /* {CX, CY}: the kernels' compute regions (stencil_fuse.h, static_asserted by both rungs), a
+     * tall one (part 1's 4 x 2 warps at r <= 3) and the model's below */
+    const int regions[4][2] = {
+        {ST_FUSE_CX, ST_FUSE_CY}, {ST_FUSE_CX_R7, ST_FUSE_CY_R7}, {64, 128}, {32, 24}};
+    for (int k = 0; k < 4; k++)
         for (int r = 1; r <= ST_R_MAX; r++)
             for (int f = 1; f <= ST_FUSE_MAX; f++) {
                 const int cx = regions[k][0], cy = regions[k][1];
@@ -736,6 +739,22 @@ static int unit_stencil_fuse_plan_geometry(void)
                                st_fuse_bytes(cx, cy, r, &p) > 4.0 / f,
                            "r=%d F=%d: redundancy or bytes below the ideal", r, f);
             }
+    /* the kernels' plans at the radius's F: PART2.md's table (halo x / y, output region) */
+    const int want[4][6] = {/* r, F, halo_x, halo_y, out_x, out_y */
+                            {1, 4, 16, 4, 112, 58},
+                            {2, 3, 16, 6, 112, 56},
+                            {3, 2, 16, 6, 112, 58},
+                            {7, 1, 8, 7, 64, 64}};
+    for (int k = 0; k < 4; k++) {
+        const int r = want[k][0], cx = r <= 3 ? ST_FUSE_CX : ST_FUSE_CX_R7,
+                  cy = r <= 3 ? ST_FUSE_CY : ST_FUSE_CY_R7;
+        st_fuse_plan q;
+        UNIT_CHECK(st_fuse_default(r) == want[k][1] &&
+                       st_fuse_plan_make(cx, cy, r, want[k][1], 10240, 10240, &q) == 0 &&
+                       q.halo_x == want[k][2] && q.halo_y == want[k][3] && q.out_x == want[k][4] &&
+                       q.out_y == want[k][5],
+                   "r=%d: the kernel's plan is not PART2.md's", r);
+    }
     st_fuse_plan p;
     UNIT_CHECK(st_fuse_plan_make(40, 128, 1, 1, 10, 10, &p) == -1, "CX not a multiple of 16");
     UNIT_CHECK(st_fuse_plan_make(64, 128, 9, 1, 10, 10, &p) == -1, "r past the 8 free columns");
@@ -764,6 +783,14 @@ static int unit_stencil_fuse_plan_geometry(void)
     UNIT_CHECK(st_fuse_result(4, 2) == 2 && st_fuse_result(4, 1) == 2 && st_fuse_result(5, 2) == 1 &&
                    st_fuse_result(3, 2) == 2,
                "the result buffer follows the passes, not the steps");
+    /* stencil.c's fused test grid, 11 steps: at every F > 1 two full passes or more and a short
+     * last one of 3, 2, 1 steps (F = 4, 3, 2), and both buffers: p at F = 1, 4, q at F = 2, 3 */
+    UNIT_CHECK(st_fuse_passes(11, 4) == 3 && st_fuse_pass_steps(11, 4, 2) == 3 &&
+                   st_fuse_passes(11, 3) == 4 && st_fuse_pass_steps(11, 3, 3) == 2 &&
+                   st_fuse_passes(11, 2) == 6 && st_fuse_pass_steps(11, 2, 5) == 1 &&
+                   st_fuse_result(11, 1) == 1 && st_fuse_result(11, 4) == 1 &&
+                   st_fuse_result(11, 3) == 2 && st_fuse_result(11, 2) == 2,
+               "11 steps: the passes and result buffers the fused test grid relies on");
     return 0;
 }
 
