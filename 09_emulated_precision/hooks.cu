@@ -306,9 +306,11 @@ extern "C" const char *hook_v6_ozaki2_fused_prepare(const tc_gemm_variant *v, tc
     size_t bytes = 0;
     cudaError_t e = oz_v6_ozaki2_fused_workspace_size_forced(kc_cap, var->moduli, var->bits, p->M,
                                                              p->N, p->K, &bytes);
-    if (e == cudaErrorNotSupported) /* the driver has checked the GPU: a refusal is a bad row */
-        return oz_v6_ozaki2_fused_unsupported(var->moduli, var->bits, p->M, p->N, p->K);
-    TC_CUDA_CHECK(e);
+    /* the driver has checked the GPU and the row's n and k: what is left to refuse is a valid
+     * problem too large for the TMA's 32-bit coordinates (at this chunk), a skip */
+    if (e != cudaSuccess)
+        return hook_status(e, oz_v6_ozaki2_fused_unsupported_forced(kc_cap, var->moduli, var->bits,
+                                                                    p->M, p->N, p->K));
     const char *why = NULL;
     hook_ws_plan<oz_v6_ozaki2_fused_plan> *h = new_ws_plan<oz_v6_ozaki2_fused_plan>(
         p, bytes, TC_GEMM_SKIP "not enough device memory for the residues", &why);
@@ -319,8 +321,8 @@ extern "C" const char *hook_v6_ozaki2_fused_prepare(const tc_gemm_variant *v, tc
         (double *)p->d_c, p->ldc, h->workspace, bytes);
     if (e != cudaSuccess) {
         hook_release_workspace(v, p);
-        return hook_status(
-            e, oz_v6_ozaki2_fused_unsupported(var->moduli, var->bits, p->M, p->N, p->K));
+        return hook_status(e, oz_v6_ozaki2_fused_unsupported_forced(kc_cap, var->moduli, var->bits,
+                                                                    p->M, p->N, p->K));
     }
     return NULL;
 }

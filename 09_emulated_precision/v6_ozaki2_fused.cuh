@@ -10,8 +10,9 @@
  * product of a tile never leaves the registers: after the wgmma of one modulus the consumers
  * reduce it (t_l, oz2_reduce_mul) and add t_l W'_l to the tile's 96-bit CRT sum (oz2_fixed96_add),
  * and after the last modulus they turn the sum into f64 and store C with alpha, beta and the
- * scales 2^(e_i + f_j - 2k): one write of 8 bytes per element, and 6 kernel launches fewer per
- * modulus. The int8 products run on chapter 07's v6_wgmma_s8 pipeline (below), not on cuBLAS.
+ * scales 2^(e_i + f_j - 2k): one write of 8 bytes per element, and 5 kernel launches in all
+ * where v5 makes 2 per modulus (its int8 GEMM and the reduction) and 6 more (2 n + 6 for one
+ * chunk of K). The int8 products run on chapter 07's v6_wgmma_s8 pipeline (below), not on cuBLAS.
  * What it costs: the CRT work stalls the tensor cores (both consumers reduce at once, after each
  * modulus), and the tile's CRT sums take 128 KiB of shared memory, which leave room for 3 stages
  * of the ring instead of 07's 6.
@@ -68,7 +69,8 @@
  *   oz_v6_ozaki2_fused_prepare_forced is prepare with the run-time choices forced: the chunk of K
  *   at most kc_cap (a multiple of 16; 0: the rung's choice) and the grid at most max_clusters
  *   clusters (0: as many as fit at once), so that a test runs the chunk path at small K and one
- *   cluster through many units; its workspace: oz_v6_ozaki2_fused_workspace_size_forced.
+ *   cluster through many units; its workspace: oz_v6_ozaki2_fused_workspace_size_forced, and
+ *   oz_v6_ozaki2_fused_unsupported_forced why it refuses (a shorter chunk makes more planes).
  *
  * Minimum: sm_90a (wgmma, the TMA, clusters; built with -gencode=arch=compute_90a,code=sm_90a),
  * CUDA 12.x or 13.x. */
@@ -237,15 +239,18 @@ static __device__ __forceinline__ void oz_v6_chunk_end(const uint32_t (&top)[oz_
         const uint2 low = sums[i * slots + slot];
         const uint32_t f[3] = {low.x, low.y, top[i]};
         const double v = __dmul_rn(oz2_fixed96_to_double(f, p.c.p_hi, p.c.p_lo), p.scale);
-        double *partial = p.partial + (long)row * p.N + col;
-        const double sum = chunk == 0 ? v : __dadd_rn(*partial, v);
+        /* the sum of the chunks (p.partial, NULL for one chunk: indexed only when chunk > 0 or
+         * !last, that is when there are several) */
+        const long at = (long)row * p.N + col;
+        const double sum = chunk == 0 ? v : __dadd_rn(p.partial[at], v);
         if (!last) {
-            *partial = sum;
+            p.partial[at] = sum;
             continue;
         }
         double *out = p.C + (long)row * p.ldc + col;
         const double x = __dmul_rn(p.alpha, ldexp(sum, p.ea[row] + p.eb[col]));
-        *out = p.beta == 0 ? x : x + p.beta * *out;
+        /* the beta step, one fma (one rounding) by choice: beta C + x */
+        *out = p.beta == 0 ? x : fma(p.beta, *out, x);
     }
 }
 
@@ -365,8 +370,20 @@ typedef struct {
     unsigned grid;        /* blocks: CLUSTER x the clusters that fit at once, at most the units */
 } oz_v6_ozaki2_fused_plan;
 
-/* NULL when the rung can take n moduli, k-bit integers and the problem on this GPU, else why not */
-static inline const char *oz_v6_ozaki2_fused_unsupported(int n, int bits, int M, int N, int K)
+/* the chunk of K for the moduli c and k-bit integers: all of K when it fits oz2_k_chunk, else
+ * oz2_k_chunk's, at most kc_cap when that is not 0 (below OZ_KC_ALIGN when no chunk fits) */
+static inline long oz_v6_chunk(const oz2_consts *c, int bits, int K, long kc_cap)
+{
+    const long k_max = oz2_k_chunk(c, bits, OZ_KC_ALIGN);
+    const long k_round = ((long)K + OZ_KC_ALIGN - 1) / OZ_KC_ALIGN * OZ_KC_ALIGN;
+    long kc = k_round < k_max ? K : k_max;
+    if (kc_cap > 0 && kc_cap < kc) kc = kc_cap;
+    return kc;
+}
+
+/* _unsupported for prepare_forced's chunk cap kc_cap (0: the rung's chunk): NULL, or why not */
+static inline const char *oz_v6_ozaki2_fused_unsupported_forced(long kc_cap, int n, int bits, int M,
+                                                                int N, int K)
 {
     if (M < 1 || N < 1 || K < 1) return "M, N and K must be at least 1";
     if (n < 14 || n > 16) return "v6_ozaki2_fused: 14, 15 or 16 moduli (the residue kernel's)";
@@ -376,14 +393,21 @@ static inline const char *oz_v6_ozaki2_fused_unsupported(int n, int bits, int M,
     for (int l = 0; l < c.n; l++)
         if (c.m[l] != OZ_V6_MODULI[l]) /* the kernels' constants are the model's moduli */
             return "v6_ozaki2_fused: the kernels' moduli differ from ozaki_model.c's";
-    const long kc = oz2_k_chunk(&c, bits, OZ_KC_ALIGN);
-    if (kc < OZ_KC_ALIGN)
+    if (oz2_k_chunk(&c, bits, OZ_KC_ALIGN) < OZ_KC_ALIGN)
         return "v6_ozaki2_fused: no chunk of K fits the moduli at this many bits (2 Kc 2^2k < P)";
-    /* the TMA's row coordinates of the stacked planes are 32-bit: the smallest chunk, 16 */
-    const long planes = ((long)K + OZ_KC_ALIGN - 1) / OZ_KC_ALIGN * n;
+    /* the TMA's row coordinates of the stacked planes (chunks x n of them, M or N rows each, a
+     * box of up to 2 tiles past the last) are 32-bit */
+    const long kc = oz_v6_chunk(&c, bits, K, kc_cap);
+    const long planes = (K + kc - 1) / kc * n;
     if (planes * (M > N ? M : N) > INT32_MAX - 2 * oz_v6_config::BM)
         return "v6_ozaki2_fused: too many residue rows for the TMA's 32-bit coordinates";
     return wg_code_unsupported((const void *)oz_v6_ozaki2_fused_kernel);
+}
+
+/* NULL when the rung can take n moduli, k-bit integers and the problem on this GPU, else why not */
+static inline const char *oz_v6_ozaki2_fused_unsupported(int n, int bits, int M, int N, int K)
+{
+    return oz_v6_ozaki2_fused_unsupported_forced(0, n, bits, M, N, K);
 }
 
 /* the chunk of K (at most kc_cap when that is not 0) and the workspace's buffers at base (sizes
@@ -394,10 +418,7 @@ static inline size_t oz_v6_ozaki2_fused_layout(oz_v6_ozaki2_fused_plan *p, int n
     p->bits = bits;
     oz2_consts_init(&p->args.c, n);
     oz2_fused_consts_init(&p->args.f, &p->args.c);
-    const long k_max = oz2_k_chunk(&p->args.c, bits, OZ_KC_ALIGN);
-    const long k_round = ((long)K + OZ_KC_ALIGN - 1) / OZ_KC_ALIGN * OZ_KC_ALIGN;
-    p->kc = k_round < k_max ? K : k_max;
-    if (kc_cap > 0 && kc_cap < p->kc) p->kc = kc_cap;
+    p->kc = oz_v6_chunk(&p->args.c, bits, K, kc_cap);
     p->kcp = (p->kc + OZ_KC_ALIGN - 1) / OZ_KC_ALIGN * OZ_KC_ALIGN;
     p->chunks = (K + p->kc - 1) / p->kc;
     size_t off = 0;
@@ -420,7 +441,8 @@ static inline cudaError_t oz_v6_ozaki2_fused_workspace_size_forced(long kc_cap, 
     *bytes = 0;
     if (M < 1 || N < 1 || K < 1 || kc_cap < 0 || kc_cap % OZ_KC_ALIGN != 0)
         return cudaErrorInvalidValue;
-    if (oz_v6_ozaki2_fused_unsupported(n, bits, M, N, K)) return cudaErrorNotSupported;
+    if (oz_v6_ozaki2_fused_unsupported_forced(kc_cap, n, bits, M, N, K))
+        return cudaErrorNotSupported;
     oz_v6_ozaki2_fused_plan plan;
     *bytes = oz_v6_ozaki2_fused_layout(&plan, n, bits, M, N, K, kc_cap, NULL);
     return cudaSuccess;
@@ -444,7 +466,8 @@ oz_v6_ozaki2_fused_prepare_forced(oz_v6_ozaki2_fused_plan *plan, long kc_cap, un
     typedef oz_v6_config Cfg;
     if (M < 1 || N < 1 || K < 1 || lda < K || ldb < K || ldc < N) return cudaErrorInvalidValue;
     if (kc_cap < 0 || kc_cap % OZ_KC_ALIGN != 0) return cudaErrorInvalidValue;
-    if (oz_v6_ozaki2_fused_unsupported(n, bits, M, N, K)) return cudaErrorNotSupported;
+    if (oz_v6_ozaki2_fused_unsupported_forced(kc_cap, n, bits, M, N, K))
+        return cudaErrorNotSupported;
     if (!workspace ||
         workspace_bytes < oz_v6_ozaki2_fused_layout(plan, n, bits, M, N, K, kc_cap, NULL))
         return cudaErrorInvalidValue;
@@ -483,36 +506,50 @@ static inline cudaError_t oz_v6_ozaki2_fused_prepare(oz_v6_ozaki2_fused_plan *pl
                                              workspace, workspace_bytes);
 }
 
-/* the residues of x (rows x K) for MODULI moduli, every chunk */
+/* the residues of x (rows x K) for MODULI moduli, every chunk; returns the launch's error */
 template <int MODULI>
-static void oz_v6_launch_residues(const oz_v6_ozaki2_fused_plan *plan, const double *x, long ld,
-                                  int rows, const int *e, int8_t *res, cudaStream_t stream)
+static cudaError_t oz_v6_launch_residues(const oz_v6_ozaki2_fused_plan *plan, const double *x,
+                                         long ld, int rows, const int *e, int8_t *res,
+                                         cudaStream_t stream)
 {
     const long groups = plan->chunks * plan->kcp / OZ_V6_GROUP;
     const dim3 grid((unsigned)((groups + 255) / 256), rows < 65535 ? rows : 65535);
     oz_v6_residues<MODULI><<<grid, 256, 0, stream>>>(x, ld, rows, plan->K, plan->kc, plan->kcp,
                                                      plan->chunks, e, plan->bits, res);
+    return cudaGetLastError();
+}
+
+/* the four launches before the fused kernel: the exponents of A and B, then their residues;
+ * returns the first failed launch's error (launching nothing after it) */
+template <int MODULI>
+static cudaError_t oz_v6_launch_prologue(const oz_v6_ozaki2_fused_plan *plan, cudaStream_t stream)
+{
+    const oz_v6_args *a = &plan->args;
+    oz_exponents<<<(a->M + 7) / 8, 256, 0, stream>>>(plan->A, plan->lda, a->M, plan->K, plan->ea);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
+    oz_exponents<<<(a->N + 7) / 8, 256, 0, stream>>>(plan->B, plan->ldb, a->N, plan->K, plan->eb);
+    e = cudaGetLastError();
+    if (e == cudaSuccess)
+        e = oz_v6_launch_residues<MODULI>(plan, plan->A, plan->lda, a->M, a->ea, plan->ares,
+                                          stream);
+    if (e == cudaSuccess)
+        e = oz_v6_launch_residues<MODULI>(plan, plan->B, plan->ldb, a->N, a->eb, plan->bres,
+                                          stream);
+    return e;
 }
 
 static inline cudaError_t oz_v6_ozaki2_fused_run(const oz_v6_ozaki2_fused_plan *plan, double alpha,
                                                  double beta, cudaStream_t stream)
 {
     const oz_v6_args *a = &plan->args;
-    oz_exponents<<<(a->M + 7) / 8, 256, 0, stream>>>(plan->A, plan->lda, a->M, plan->K, plan->ea);
-    oz_exponents<<<(a->N + 7) / 8, 256, 0, stream>>>(plan->B, plan->ldb, a->N, plan->K, plan->eb);
+    cudaError_t e;
     switch (a->moduli) { /* the moduli counts the residue kernel is instantiated for */
-    case 14:
-        oz_v6_launch_residues<14>(plan, plan->A, plan->lda, a->M, a->ea, plan->ares, stream);
-        oz_v6_launch_residues<14>(plan, plan->B, plan->ldb, a->N, a->eb, plan->bres, stream);
-        break;
-    case 15:
-        oz_v6_launch_residues<15>(plan, plan->A, plan->lda, a->M, a->ea, plan->ares, stream);
-        oz_v6_launch_residues<15>(plan, plan->B, plan->ldb, a->N, a->eb, plan->bres, stream);
-        break;
-    default:
-        oz_v6_launch_residues<16>(plan, plan->A, plan->lda, a->M, a->ea, plan->ares, stream);
-        oz_v6_launch_residues<16>(plan, plan->B, plan->ldb, a->N, a->eb, plan->bres, stream);
+    case 14: e = oz_v6_launch_prologue<14>(plan, stream); break;
+    case 15: e = oz_v6_launch_prologue<15>(plan, stream); break;
+    default: e = oz_v6_launch_prologue<16>(plan, stream);
     }
+    if (e != cudaSuccess) return e; /* the fused kernel would read what failed to be made */
     oz_v6_args args = *a;
     args.alpha = alpha, args.beta = beta;
     cudaLaunchAttribute attr;
