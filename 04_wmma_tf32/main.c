@@ -55,10 +55,12 @@
      __VA_ARGS__}
 
 /* the arithmetic --test checks bit for bit on an sm_90 GPU (tc_gemm_emulation): the TF32 rungs
- * keep one chain of k = 8 instructions per element of C over all of K (the values as the row
+ * keep one chain of instructions per element of C over all of K (WMMA's m16n16k8 is two k = 4
+ * HMMA.1684 in SASS: the record's k = 8 fit with k and block 4, tf32f32_k4) (the values as the row
  * rounds them: to nearest by the kernel, or truncated by the tensor core); v8 sums its three
  * word products of each k-tile of 32 in one chain (small x big, big x small, big x big per
  * k-step) and adds the k-tiles in f32 */
+static const tc_gemm_emulation chain_wmma_tf32 = {.model = "tf32f32_k4", .cc = 90, .k_run = 0};
 static const tc_gemm_emulation chain_tf32 = {.model = "tf32f32", .cc = 90, .k_run = 0};
 static const tc_gemm_emulation chain_wg_tf32 = {.model = "wg_tf32f32", .cc = 90, .k_run = 0};
 static const int v8_products[] = {1, 0, 0, 1, 0, 0};
@@ -80,19 +82,19 @@ static const tc_gemm_variant variants[] = {
          .baseline = "cublas_tf32", .mult_m = 16, .mult_n = 16, .mult_k = 8,
          .align_ab = {.ptr = 32, .ld = 16}, .align_c = {.ptr = 32, .ld = 16},
          .prepare = hook_v1_naive_prepare, .launch = hook_v1_naive_launch,
-         .release = hook_release_plan, .emulation = &chain_tf32,
+         .release = hook_release_plan, .emulation = &chain_wmma_tf32,
          .description = "one warp per 16x16 tile, fragments from global memory"),
     RUNG(.name = "v2_smem",       .precision = "tf32",     .problem = "TF32 GEMM",
          .baseline = "cublas_tf32", .prepare = hook_v2_smem_prepare,
-         .launch = hook_v2_smem_launch, .release = hook_release_plan, .emulation = &chain_tf32,
+         .launch = hook_v2_smem_launch, .release = hook_release_plan, .emulation = &chain_wmma_tf32,
          .description = "128x64 block tile, 32x32 warp tiles, padded smem, sync loads"),
     RUNG(.name = "v3_pipeline",   .precision = "tf32",     .problem = "TF32 GEMM",
          .baseline = "cublas_tf32", .prepare = hook_v3_pipeline_prepare,
-         .launch = hook_v3_pipeline_launch, .release = hook_release_plan, .emulation = &chain_tf32,
+         .launch = hook_v3_pipeline_launch, .release = hook_release_plan, .emulation = &chain_wmma_tf32,
          .description = "128x128 tile, 64x32 warp tiles, 3-stage cp.async pipeline"),
     RUNG(.name = "v4_dbuf",       .precision = "tf32",     .problem = "TF32 GEMM",
          .baseline = "cublas_tf32", .prepare = hook_v4_dbuf_prepare,
-         .launch = hook_v4_dbuf_launch, .release = hook_release_plan, .emulation = &chain_tf32,
+         .launch = hook_v4_dbuf_launch, .release = hook_release_plan, .emulation = &chain_wmma_tf32,
          .description = "128x256 tile, 64x64 warps, fragments double-buffered, grouped"),
     RUNG(.name = "v5_3xtf32",     .precision = "3xtf32",   .problem = "FP32 GEMM",
          .baseline = "cublas_f32",  .prepare = hook_v5_3xtf32_prepare,

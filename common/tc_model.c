@@ -908,6 +908,12 @@ static const struct {
                   "sub(in,c,out)=keep,keep,keep ovf=ieee tiny=+0"},
     {"wg_bf16f32", "bf16->f32 k16 block 16 F 25 ref=exp-sum align=RZ chain=fused(f32,RZ) out=RZ "
                    "sub(in,c,out)=keep,keep,keep ovf=inf tiny=+0"},
+    /* not printed by chapter 08: WMMA's tf32 m16n16k8 compiles to HMMA.1684, two k = 4
+     * instructions (SASS of 04's rungs, sm_80 and sm_90), which the k = 8 fit above does not
+     * describe (04's --test on an H100: 29 of 256 elements off by an ulp at K = 8). This is that
+     * fit with k and block 4, a prediction that 04's --test checks bit for bit */
+    {"tf32f32_k4", "tf32->f32 k4 block 4 F 25 ref=exp-sum align=RZ chain=fused(f32,RZ) out=RZ "
+                   "sub(in,c,out)=keep,keep,keep ovf=inf tiny=+0"},
     {"wg_tf32f32", "tf32->f32 k8 block 8 F 25 ref=exp-sum align=RZ chain=fused(f32,RZ) out=RZ "
                    "sub(in,c,out)=keep,keep,keep ovf=inf tiny=+0"},
     {"wg_e4m3f32", "e4m3->f32 k32 block 32 F 13 ref=exp-sum align=RZ chain=fused(f32,RZ) out=RZ "

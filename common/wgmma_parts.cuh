@@ -255,10 +255,12 @@ static inline bool wg_c_vec2(const float *C, long ldc)
 {
     return (uintptr_t)C % 8 == 0 && ldc % 2 == 0;
 }
-/* The TMA can write C (its 16-byte rules) */
-static inline bool wg_c_tma(const float *C, long ldc)
+/* The TMA can write C (its 16-byte rules) and its rows of N floats end on a 16-byte boundary: a
+ * TMA store writes whole 16-byte pieces of a row (measured on an H100: with N = 67 and ldc = 68
+ * it wrote column 67, the padding, in every row) */
+static inline bool wg_c_tma(const float *C, long ldc, int N)
 {
-    return (uintptr_t)C % 16 == 0 && ldc % 4 == 0;
+    return (uintptr_t)C % 16 == 0 && ldc % 4 == 0 && N % 4 == 0;
 }
 
 /* NULL, or why the TMA cannot read A or B (the problem is valid; this kernel cannot take it) */

@@ -8,7 +8,7 @@
  * edges). Two buffers per consumer: 64 x 32 floats (128-byte rows, 32 KiB in all) on 128-wide
  * tiles, 64 x 16 floats (64-byte rows and swizzle, 16 KiB) on 144-wide ones, whose width 32 does
  * not divide. Both fit beside the 6 stages. Needs beta == 0 and a C the TMA can address (16-byte
- * aligned, ldc a multiple of 4); any other problem keeps the direct epilogue, in the same kernel.
+ * aligned, ldc and N multiples of 4); any other problem keeps the direct epilogue, in the same kernel.
  *
  * Problem: C = alpha * A * B + beta * C (beta == 0 never reads C). A M x K row-major (lda), B
  * K x N column-major (ldb), C M x N row-major f32 (ldc); T = __nv_fp8_e4m3 or __nv_fp8_e5m2.
@@ -310,7 +310,7 @@ static cudaError_t wgmma_fp8_v4_tmastore_prepare_forced(wgmma_fp8_v4_tmastore_pl
     if (e == cudaSuccess) /* B in slices: this block's half of the tile's rows */
         e = tma_map_kmajor(&plan->map_b, B, tma_dtype<T>::value, N, K, ldb,
                            width / WGMMA_FP8_V4_CLUSTER);
-    plan->has_map_c = wg_c_tma(C, ldc);
+    plan->has_map_c = wg_c_tma(C, ldc, N);
     if (e == cudaSuccess && plan->has_map_c)
         e = tma_map_box(&plan->map_c, C, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, M, N, ldc,
                         plan->wide ? WGMMA_FP8_V4_BOX_WIDE : WGMMA_FP8_V4_BOX_NARROW, WG_M);

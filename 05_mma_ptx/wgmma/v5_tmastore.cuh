@@ -13,8 +13,9 @@
  *   - two buffers per consumer, used in turn: a buffer is written again only after the copy
  *     engine has read its previous box (bulk_wait_read<1>). They take 32 KiB beside the 4 stages:
  *     no stage is given up for the epilogue;
- *   - the epilogue needs beta == 0 and a C the TMA can address (16-byte aligned, ldc a multiple
- *     of 4); any other problem keeps v4's direct epilogue, in the same kernel.
+ *   - the epilogue needs beta == 0 and a C the TMA can address (16-byte aligned, ldc and N
+ *     multiples of 4: a TMA store writes whole 16-byte pieces of a row); any other problem keeps
+ *     v4's direct epilogue, in the same kernel.
  *
  * Problem: C = alpha * A * B + beta * C (beta == 0 never reads C). A M x K row-major (lda), B
  * K x N column-major (ldb), C M x N row-major f32 (ldc); T = __half or __nv_bfloat16. Any
@@ -237,7 +238,7 @@ static cudaError_t wgmma_v5_tmastore_prepare_clusters(wgmma_v5_tmastore_plan *pl
     if (e == cudaSuccess)
         e = tma_map_kmajor(&plan->map_b, B, tma_dtype<T>::value, N, K, ldb,
                            Cfg::BN / WGMMA_V5_CLUSTER);
-    plan->has_map_c = wg_c_tma(C, ldc);
+    plan->has_map_c = wg_c_tma(C, ldc, N);
     if (e == cudaSuccess && plan->has_map_c)
         e = tma_map_box(&plan->map_c, C, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, M, N, ldc,
                         WGMMA_V5_BOX_COLS, WG_M);

@@ -310,7 +310,7 @@ wgmma_v6_streamk_prepare_clusters(wgmma_v6_streamk_plan *plan, unsigned max_clus
     if (e == cudaSuccess)
         e = tma_map_kmajor(&plan->map_b, B, tma_dtype<T>::value, N, K, ldb,
                            Cfg::BN / WGMMA_V6_CLUSTER);
-    plan->has_map_c = wg_c_tma(C, ldc);
+    plan->has_map_c = wg_c_tma(C, ldc, N);
     if (e == cudaSuccess && plan->has_map_c)
         e = tma_map_box(&plan->map_c, C, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, M, N, ldc,
                         WGMMA_V6_BOX_COLS, WG_M);
