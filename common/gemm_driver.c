@@ -431,8 +431,10 @@ static host_problem *host_inputs(const tc_gemm_variant *v, const tc_gemm_problem
     if (scaled) { /* the same f32 data, quantised with a scale per block */
         const long k_blocks = ceil_div(p->K, TC_GEMM_SCALE_BLOCK),
                    n_blocks = ceil_div(p->N, TC_GEMM_SCALE_BLOCK);
-        h->ld_sa = p->M, h->ld_sb = round_up(k_blocks, 4);
+        /* rows of 16 bytes for the TMA: M rounded up to 4 (cuBLASLt's rows have M % 16 == 0) */
+        h->ld_sa = round_up(p->M, 4), h->ld_sb = round_up(k_blocks, 4);
         h->h_sa = (float *)tc_xmalloc((size_t)(k_blocks * h->ld_sa) * sizeof(float));
+        for (long e = 0; e < k_blocks * h->ld_sa; e++) h->h_sa[e] = 1.0f; /* the padding */
         h->h_sb = (float *)tc_xmalloc((size_t)(n_blocks * h->ld_sb) * sizeof(float));
         for (long e = 0; e < n_blocks * h->ld_sb; e++) h->h_sb[e] = 1.0f; /* the padding */
         h->h_a_deq = (float *)tc_xmalloc(na * sizeof(float));
@@ -532,14 +534,13 @@ static const char *emulation_misfit(const tc_gemm_variant *v)
         pairs_in_range &=
             em->pairs[i] >= 0 && em->pairs[i] < (em->words == TC_GEMM_WORDS_TF32X2 ? 2 : MAX_WORDS);
     /* a block-scaled row's runs are its scale blocks, on the stored values */
-    const int scales_fit = v->scaling == TC_GEMM_SCALING_NONE ||
-                           (em && em->k_run == TC_GEMM_SCALE_BLOCK && !em->words &&
-                            v->mult_k % TC_GEMM_SCALE_BLOCK == 0);
+    const int scales_fit =
+        v->scaling == TC_GEMM_SCALING_NONE || (em && em->k_run == TC_GEMM_SCALE_BLOCK &&
+                                               !em->words && v->mult_k % TC_GEMM_SCALE_BLOCK == 0);
     if (model && prec && emulated_format(em, prec->in) == (int)model->in &&
         model->out == TC_FMT_F32 && (prec->out == TC_F32 || prec->out == TC_BF16) &&
-        !(em->words && prec->in_round) &&
-        word_pairs_ok && pairs_in_range && em->k_run >= 0 && em->k_run % model->k == 0 &&
-        scales_fit)
+        !(em->words && prec->in_round) && word_pairs_ok && pairs_in_range && em->k_run >= 0 &&
+        em->k_run % model->k == 0 && scales_fit)
         return NULL;
     snprintf(why, sizeof why,
              "%s: its emulation (model %s, runs of %d) does not fit its precision %s", v->name,
@@ -637,8 +638,8 @@ long tc_gemm_exact_mismatches(const tc_gemm_variant *v, const tc_gemm_problem *p
                          c0 = h_c0 ? (double)p->beta * tc_load(h_c0, prec->out, ci) : 0.0;
             want = scaled + c0;
             /* three f32 roundings, and bf16's own (half an ulp: 2^-8 of the result) */
-            ok = fabs(got - want) <= 3.0 * ldexp(fabs(scaled) + fabs(c0), -24) +
-                                         (bf16 ? ldexp(fabs(want), -8) : 0.0);
+            ok = fabs(got - want) <=
+                 3.0 * ldexp(fabs(scaled) + fabs(c0), -24) + (bf16 ? ldexp(fabs(want), -8) : 0.0);
         }
         if (!ok && bad++ == 0) bad_i = i, bad_j = j, bad_got = (float)got, bad_want = (float)want;
     }
@@ -885,7 +886,8 @@ static void print_list(const tc_gemm_chapter *ch)
     printf("%s - %s\n\n", ch->name, ch->summary);
     int wv = 21, wp = 9; /* the widest name and precision, at least the headers' */
     for (int i = 0; i < ch->n_variants; i++) {
-        const int lv = (int)strlen(ch->variants[i].name), lp = (int)strlen(ch->variants[i].precision);
+        const int lv = (int)strlen(ch->variants[i].name),
+                  lp = (int)strlen(ch->variants[i].precision);
         wv = lv > wv ? lv : wv, wp = lp > wp ? lp : wp;
     }
     printf("%-*s %-*s %-6s %-11s %-6s %-11s %s\n", wv, "variant", wp, "precision", "min_sm",
@@ -1001,9 +1003,9 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
         /* a block-scaled row on uniform data would get one scale everywhere (every block's max
          * is near 1), and a scale read from the wrong row, k-tile or block would go unseen: its
          * test inputs are skewed, one exponent per block */
-        const tc_input_dist vdist =
-            v->scaling != TC_GEMM_SCALING_NONE && dist == TC_INPUTS_UNIFORM ? TC_INPUTS_SKEWED
-                                                                            : dist;
+        const tc_input_dist vdist = v->scaling != TC_GEMM_SCALING_NONE && dist == TC_INPUTS_UNIFORM
+                                        ? TC_INPUTS_SKEWED
+                                        : dist;
         if (vdist != dist)
             printf("note %-18s block-scaled: tested on skewed inputs (uniform data would give "
                    "every block the same scale)\n",

@@ -33,7 +33,7 @@ typedef struct {
      * for a user; i >= 1: --test forces the variant's choice i (forced_names[i - 1]) */
     int force;
     /* block-scaled variants only (tc_gemm_variant.scaling, below): the f32 scales on the device,
-     * sa(i, kb) = d_scale_a[kb * ld_scale_a + i] (M fastest, ld_scale_a = M) and
+     * sa(i, kb) = d_scale_a[kb * ld_scale_a + i] (M fastest, ld_scale_a = M rounded up to 4) and
      * sb(kb, nb) = d_scale_b[nb * ld_scale_b + kb] (K blocks fastest, ld_scale_b = ceil(K / 128)
      * rounded up to a multiple of 4), each 16-byte aligned; NULL otherwise */
     const float *d_scale_a, *d_scale_b;
@@ -199,7 +199,7 @@ typedef struct {
 typedef enum { TC_INPUTS_UNIFORM, TC_INPUTS_WIDE, TC_INPUTS_SKEWED } tc_input_dist;
 #define TC_WIDE_EXP_MIN (-8)
 #define TC_WIDE_EXP_MAX 8
-#define TC_SKEW_BLOCK 128
+#define TC_SKEW_BLOCK   128
 
 /* Fills the rows x cols matrix stored with leading dimension ld with random values of
  * distribution dist, stored as p->in: f32 data drawn as described above, rounded by p->in_round

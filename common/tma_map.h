@@ -109,6 +109,34 @@ static inline cudaError_t tma_map_box(CUtensorMap *map, const void *base, CUtens
     return cudaErrorInvalidValue;
 }
 
+/* The map of a rows x cols matrix in boxes of box_cols x box_rows copied as they are (no swizzle:
+ * box_cols x the element size a multiple of 16 bytes, box_cols at most 256): small side data
+ * such as block scales, which only plain loads read */
+static inline cudaError_t tma_map_plain(CUtensorMap *map, const void *base,
+                                        CUtensorMapDataType type, long rows, long cols, long ld,
+                                        int box_cols, int box_rows)
+{
+    const PFN_cuTensorMapEncodeTiled_v12000 encode = tma_encode_function();
+    if (!encode) {
+        snprintf(tma_map_last_error(), 160, "the driver has no cuTensorMapEncodeTiled");
+        return cudaErrorNotSupported;
+    }
+    const int bytes = tma_elem_bytes(type);
+    const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows}; /* innermost first */
+    const cuuint64_t strides[1] = {(cuuint64_t)ld * bytes};          /* bytes, of dims 1.. */
+    const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
+    const cuuint32_t element_strides[2] = {1, 1};
+    const CUresult r = encode(map, type, 2, (void *)base, dims, strides, box, element_strides,
+                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                              CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r == CUDA_SUCCESS) return cudaSuccess;
+    snprintf(tma_map_last_error(), 160,
+             "cuTensorMapEncodeTiled refused a plain %ld x %ld map (ld %ld, %d-byte elements, box "
+             "%d x %d): CUresult %d",
+             rows, cols, ld, bytes, box_rows, box_cols, (int)r);
+    return cudaErrorInvalidValue;
+}
+
 /* The map of a rows x K operand (FLOAT16, BFLOAT16, FLOAT32 for tf32, or UINT8 for fp8), K
  * contiguous: boxes of 128 bytes (one swizzle row: 64 16-bit, 32 f32 or 128 fp8 values) along k
  * by box_rows rows, in the 128-byte swizzle that wgmma_desc_sw128 describes (wgmma_ptx.cuh). */

@@ -103,10 +103,10 @@ typedef struct {
     tc_gemm_variant v;
     tc_gemm_emulation em;
     tc_gemm_problem p;
-    uint8_t *a, *b;          /* e4m3, A row-major M x K, B column-major K x N */
-    float *a_deq, *b_deq;    /* the values the product is of */
+    uint8_t *a, *b;                 /* e4m3, A row-major M x K, B column-major K x N */
+    float *a_deq, *b_deq;           /* the values the product is of */
     float sa[KB * M], sb[NB * LDB]; /* the driver's layouts: sa M fastest, sb K blocks fastest */
-    float *c;                /* row-major */
+    float *c;                       /* row-major */
     double *ref;
     tc_sample sample;
 } scaled_problem;
@@ -131,7 +131,8 @@ static void make(scaled_problem *x, uint64_t seed)
     p->ld_scale_a = M, p->ld_scale_b = LDB;
     float *a32 = malloc((size_t)M * K * sizeof *a32), *b32 = malloc((size_t)K * N * sizeof *b32);
     x->a = malloc((size_t)M * K), x->b = malloc((size_t)K * N);
-    x->a_deq = malloc((size_t)M * K * sizeof(float)), x->b_deq = malloc((size_t)K * N * sizeof(float));
+    x->a_deq = malloc((size_t)M * K * sizeof(float)),
+    x->b_deq = malloc((size_t)K * N * sizeof(float));
     x->c = malloc((size_t)M * N * sizeof *x->c);
     tc_rng rng;
     tc_rng_seed(&rng, seed);
@@ -195,8 +196,8 @@ static void compute(scaled_problem *x, scale_fault fault, int bad_i, int bad_kb)
 static long exact_mismatches(scaled_problem *x, char *msg)
 {
     const tc_gemm_host_scales scales = {.a = x->sa, .b = x->sb, .ld_a = M, .ld_b = LDB};
-    return tc_gemm_exact_mismatches(&x->v, &x->p, x->a, x->b, x->c, NULL, &x->sample, &scales,
-                                    msg, 256);
+    return tc_gemm_exact_mismatches(&x->v, &x->p, x->a, x->b, x->c, NULL, &x->sample, &scales, msg,
+                                    256);
 }
 
 static int tolerance_passes(scaled_problem *x)
@@ -217,8 +218,8 @@ static int unit_block_scaled_checks(void)
     UNIT_CHECK(exact_mismatches(&x, msg) == 0, "the kernel's arithmetic fails: %s", msg);
     UNIT_CHECK(tolerance_passes(&x), "the kernel's arithmetic fails the FP64 tolerance");
     /* the emulation refuses a check without the scales */
-    const long no_scales = tc_gemm_exact_mismatches(&x.v, &x.p, x.a, x.b, x.c, NULL, &x.sample,
-                                                    NULL, msg, sizeof msg);
+    const long no_scales =
+        tc_gemm_exact_mismatches(&x.v, &x.p, x.a, x.b, x.c, NULL, &x.sample, NULL, msg, sizeof msg);
     UNIT_CHECK(no_scales == -1, "a block-scaled row checked without its scales: %ld", no_scales);
     /* the slices of A with the smallest and the largest scale other than 1 (ignoring a scale of
      * 1 changes nothing), each with its scale ignored */

@@ -67,8 +67,8 @@ struct wgmma_fp8_v5_scale_rows {
     long ld_a;
     __device__ __forceinline__ wgmma_fp8_v5_scales load(int kt) const
     {
-        return {.a_lo = __ldg(a_lo + kt * ld_a), .a_hi = __ldg(a_hi + kt * ld_a),
-                .b = __ldg(b + kt)};
+        return {
+            .a_lo = __ldg(a_lo + kt * ld_a), .a_hi = __ldg(a_hi + kt * ld_a), .b = __ldg(b + kt)};
     }
 };
 
@@ -76,8 +76,8 @@ struct wgmma_fp8_v5_scale_rows {
  * holds row 16 warp + g + 8 ((i / 2) % 2) of the warpgroup's 64 (wgmma's layout), so its A scale
  * is a_lo or a_hi. One fma, rounded once (CUDA cores) */
 template <int ACC>
-static __device__ __forceinline__ void wgmma_fp8_v5_blockscaled_add(float (&d)[ACC], float (&p)[ACC],
-                                                                  wgmma_fp8_v5_scales sc)
+static __device__ __forceinline__ void
+wgmma_fp8_v5_blockscaled_add(float (&d)[ACC], float (&p)[ACC], wgmma_fp8_v5_scales sc)
 {
     const float lo = sc.a_lo * sc.b, hi = sc.a_hi * sc.b; /* powers of two: exact */
     wgmma_fence_operand(p);
@@ -91,9 +91,10 @@ static __device__ __forceinline__ void wgmma_fp8_v5_blockscaled_add(float (&d)[A
  * runs on the tensor cores while the CUDA cores add. The run is unrolled and waits for its last
  * group before it returns (no group in flight across the caller's loop). */
 template <class T, class Cfg, int CLUSTER, int RUN>
-static __device__ __forceinline__ void wgmma_fp8_v5_blockscaled_run_k_tiles(
-    const ring<Cfg> &r, float (&d)[Cfg::ACC], float (&p0)[Cfg::ACC], float (&p1)[Cfg::ACC],
-    int it0, int kt0, int cw, const wgmma_fp8_v5_scale_rows &rows)
+static __device__ __forceinline__ void
+wgmma_fp8_v5_blockscaled_run_k_tiles(const ring<Cfg> &r, float (&d)[Cfg::ACC],
+                                     float (&p0)[Cfg::ACC], float (&p1)[Cfg::ACC], int it0, int kt0,
+                                     int cw, const wgmma_fp8_v5_scale_rows &rows)
 {
     wgmma_fp8_v5_scales previous = {}; /* k-tile j-1's */
 #pragma unroll
@@ -148,10 +149,9 @@ static __device__ __forceinline__ void wgmma_fp8_v5_epilogue(float (&d)[ACC], fl
     epilogue_direct<ACC>(d, C, ldc, row0, col0, M, N, alpha, beta, vec2);
 }
 template <int ACC>
-static __device__ __forceinline__ void wgmma_fp8_v5_epilogue(float (&d)[ACC], __nv_bfloat16 *C,
-                                                             long ldc, int row0, int col0, int M,
-                                                             int N, float alpha, float beta,
-                                                             bool vec2)
+static __device__ __forceinline__ void
+wgmma_fp8_v5_epilogue(float (&d)[ACC], __nv_bfloat16 *C, long ldc, int row0, int col0, int M, int N,
+                      float alpha, float beta, bool vec2)
 {
     const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 #pragma unroll
@@ -164,10 +164,10 @@ static __device__ __forceinline__ void wgmma_fp8_v5_epilogue(float (&d)[ACC], __
 template <class T, class OutT>
 __global__ void __launch_bounds__((wgmma_fp8_v5_config::CONSUMERS + 1) * WG_THREADS, 1)
     wgmma_fp8_v5_blockscaled_kernel(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
-                              const __grid_constant__ CUtensorMap map_b,
-                              const float *__restrict__ SA, long ld_sa,
-                              const float *__restrict__ SB, long ld_sb, OutT *__restrict__ C,
-                              long ldc, float alpha, float beta, bool vec2)
+                                    const __grid_constant__ CUtensorMap map_b,
+                                    const float *__restrict__ SA, long ld_sa,
+                                    const float *__restrict__ SB, long ld_sb, OutT *__restrict__ C,
+                                    long ldc, float alpha, float beta, bool vec2)
 {
 #if TC_SM90A
     typedef wgmma_fp8_v5_config Cfg;
@@ -243,15 +243,14 @@ __global__ void __launch_bounds__((wgmma_fp8_v5_config::CONSUMERS + 1) * WG_THRE
             int t = 0;
             for (; t + RUN <= k_tiles; t += RUN, it += RUN)
                 wgmma_fp8_v5_blockscaled_run_k_tiles<T, Cfg, CLUSTER, RUN>(r, d, p0, p1, it, t, cw,
-                                                                          rows);
+                                                                           rows);
             for (; t + RUN_REST <= k_tiles; t += RUN_REST, it += RUN_REST)
                 wgmma_fp8_v5_blockscaled_run_k_tiles<T, Cfg, CLUSTER, RUN_REST>(r, d, p0, p1, it, t,
-                                                                               cw, rows);
+                                                                                cw, rows);
             for (; t < k_tiles; t++, it++) /* the last few: runs of one */
                 wgmma_fp8_v5_blockscaled_run_k_tiles<T, Cfg, CLUSTER, 1>(r, d, p0, p1, it, t, cw,
-                                                                        rows);
-            wgmma_fp8_v5_epilogue<Cfg::ACC>(d, C, ldc, m0 + cw * WG_M, n0, M, N, alpha, beta,
-                                            vec2);
+                                                                         rows);
+            wgmma_fp8_v5_epilogue<Cfg::ACC>(d, C, ldc, m0 + cw * WG_M, n0, M, N, alpha, beta, vec2);
 #pragma unroll
             for (int i = 0; i < Cfg::ACC; i++) d[i] = 0.0f; /* the total starts again at 0 */
         }
@@ -271,7 +270,7 @@ typedef struct {
     int M, N, K;
     const float *SA, *SB; /* the scales */
     long ld_sa, ld_sb;
-    void *C;       /* float or __nv_bfloat16, as the functions' OutT */
+    void *C; /* float or __nv_bfloat16, as the functions' OutT */
     long ldc;
     bool vec2;     /* C may be stored in pairs (float2, __nv_bfloat162) */
     unsigned grid; /* blocks: CLUSTER x the clusters that fit at once, at most the units */
@@ -297,10 +296,10 @@ static const char *wgmma_fp8_v5_blockscaled_unsupported(int M, int N, int K, con
  * correct too, each cluster walking more units) */
 template <class T, class OutT = float>
 static cudaError_t
-wgmma_fp8_v5_blockscaled_prepare_clusters(wgmma_fp8_v5_blockscaled_plan *plan, unsigned max_clusters,
-                                          int M, int N, int K, const T *A, long lda,
-                                          const float *SA, long ld_sa, const T *B, long ldb,
-                                          const float *SB, long ld_sb, OutT *C, long ldc)
+wgmma_fp8_v5_blockscaled_prepare_clusters(wgmma_fp8_v5_blockscaled_plan *plan,
+                                          unsigned max_clusters, int M, int N, int K, const T *A,
+                                          long lda, const float *SA, long ld_sa, const T *B,
+                                          long ldb, const float *SB, long ld_sb, OutT *C, long ldc)
 {
     typedef wgmma_fp8_v5_config Cfg;
     if (M < 1 || N < 1 || K < 1) return cudaErrorInvalidValue;
@@ -329,14 +328,13 @@ wgmma_fp8_v5_blockscaled_prepare_clusters(wgmma_fp8_v5_blockscaled_plan *plan, u
 }
 
 template <class T, class OutT = float>
-static cudaError_t wgmma_fp8_v5_blockscaled_prepare(wgmma_fp8_v5_blockscaled_plan *plan, int M,
-                                                    int N, int K, const T *A, long lda,
-                                                    const float *SA, long ld_sa, const T *B,
-                                                    long ldb, const float *SB, long ld_sb,
-                                                    OutT *C, long ldc)
+static cudaError_t
+wgmma_fp8_v5_blockscaled_prepare(wgmma_fp8_v5_blockscaled_plan *plan, int M, int N, int K,
+                                 const T *A, long lda, const float *SA, long ld_sa, const T *B,
+                                 long ldb, const float *SB, long ld_sb, OutT *C, long ldc)
 {
-    return wgmma_fp8_v5_blockscaled_prepare_clusters<T, OutT>(plan, 0, M, N, K, A, lda, SA, ld_sa, B,
-                                                        ldb, SB, ld_sb, C, ldc);
+    return wgmma_fp8_v5_blockscaled_prepare_clusters<T, OutT>(plan, 0, M, N, K, A, lda, SA, ld_sa,
+                                                              B, ldb, SB, ld_sb, C, ldc);
 }
 
 template <class T, class OutT = float>
@@ -358,10 +356,9 @@ static cudaError_t wgmma_fp8_v5_blockscaled_gemm(int M, int N, int K, const T *A
                                                  float alpha, float beta, cudaStream_t stream)
 {
     wgmma_fp8_v5_blockscaled_plan plan;
-    const cudaError_t e = wgmma_fp8_v5_blockscaled_prepare<T, OutT>(&plan, M, N, K, A, lda, SA,
-                                                                    ld_sa, B, ldb, SB, ld_sb, C, ldc);
-    return e == cudaSuccess ? wgmma_fp8_v5_blockscaled_run<T, OutT>(&plan, alpha, beta, stream)
-                            : e;
+    const cudaError_t e = wgmma_fp8_v5_blockscaled_prepare<T, OutT>(
+        &plan, M, N, K, A, lda, SA, ld_sa, B, ldb, SB, ld_sb, C, ldc);
+    return e == cudaSuccess ? wgmma_fp8_v5_blockscaled_run<T, OutT>(&plan, alpha, beta, stream) : e;
 }
 
 #endif /* WGMMA_FP8_V5_BLOCKSCALED_CUH */

@@ -6,7 +6,8 @@
  *
  *   fp8_v1_promote  fp8_v1_promote.cuh           fp8_v3_wide      fp8_v3_wide.cuh
  *   fp8_v2_pairs    fp8_v2_pairs.cuh             fp8_v4_tmastore  fp8_v4_tmastore.cuh
- *   fp8_v5_blockscaled  fp8_v5_blockscaled.cuh (block-scaled: the problem's scales) */
+ *   fp8_v5_blockscaled  fp8_v5_blockscaled.cuh  fp8_v6_scales_tma  fp8_v6_scales_tma.cuh
+ *   (block-scaled: the problem's scales) */
 #include "wgmma_gemm.h"
 
 #include "fp8_v1_promote.cuh"
@@ -14,6 +15,7 @@
 #include "fp8_v3_wide.cuh"
 #include "fp8_v4_tmastore.cuh"
 #include "fp8_v5_blockscaled.cuh"
+#include "fp8_v6_scales_tma.cuh"
 #include "gemm_hooks.h"
 
 #include <stdlib.h>
@@ -176,8 +178,7 @@ template <class T, class OutT> static const char *prepare_fp8_v5(tc_gemm_problem
     p->plan = plan;
     return NULL;
 }
-extern "C" const char *hook_fp8_v5_blockscaled_prepare(const tc_gemm_variant *v,
-                                                       tc_gemm_problem *p)
+extern "C" const char *hook_fp8_v5_blockscaled_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
     if (is_e5m2(v))
         return bf16_out(p) ? prepare_fp8_v5<__nv_fp8_e5m2, __nv_bfloat16>(p)
@@ -198,5 +199,48 @@ extern "C" void hook_fp8_v5_blockscaled_launch(const tc_gemm_variant *v, const t
     else
         e = bf16_out(p) ? wgmma_fp8_v5_blockscaled_run<__nv_fp8_e4m3, bf16>(plan, a, b, stream)
                         : wgmma_fp8_v5_blockscaled_run<__nv_fp8_e4m3, float>(plan, a, b, stream);
+    TC_CUDA_CHECK(e);
+}
+
+/* ---- fp8_v6_scales_tma ------------------------------------------------------------------------- */
+template <class T, class OutT> static const char *prepare_fp8_v6(tc_gemm_problem *p)
+{
+    wgmma_fp8_v6_scales_tma_plan *plan = new_plan<wgmma_fp8_v6_scales_tma_plan>();
+    if (!plan) return "out of host memory";
+    const T *A = (const T *)p->d_a, *B = (const T *)p->d_b;
+    /* forced (--test): a grid of one cluster, which then walks every unit */
+    const cudaError_t e = wgmma_fp8_v6_scales_tma_prepare_clusters<T, OutT>(
+        plan, p->force == 1 ? 1 : 0, p->M, p->N, p->K, A, p->lda, p->d_scale_a, p->ld_scale_a, B,
+        p->ldb, p->d_scale_b, p->ld_scale_b, (OutT *)p->d_c, p->ldc);
+    if (e != cudaSuccess) {
+        free(plan);
+        return hook_status(e, wgmma_fp8_v6_scales_tma_unsupported<T, OutT>(
+                                  p->M, p->N, p->K, A, p->lda, p->d_scale_a, p->ld_scale_a, B,
+                                  p->ldb, p->d_scale_b, p->ld_scale_b));
+    }
+    p->plan = plan;
+    return NULL;
+}
+extern "C" const char *hook_fp8_v6_scales_tma_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    if (is_e5m2(v))
+        return bf16_out(p) ? prepare_fp8_v6<__nv_fp8_e5m2, __nv_bfloat16>(p)
+                           : prepare_fp8_v6<__nv_fp8_e5m2, float>(p);
+    return bf16_out(p) ? prepare_fp8_v6<__nv_fp8_e4m3, __nv_bfloat16>(p)
+                       : prepare_fp8_v6<__nv_fp8_e4m3, float>(p);
+}
+extern "C" void hook_fp8_v6_scales_tma_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                                              cudaStream_t stream)
+{
+    const wgmma_fp8_v6_scales_tma_plan *plan = (const wgmma_fp8_v6_scales_tma_plan *)p->plan;
+    typedef __nv_bfloat16 bf16;
+    const float a = p->alpha, b = p->beta;
+    cudaError_t e;
+    if (is_e5m2(v))
+        e = bf16_out(p) ? wgmma_fp8_v6_scales_tma_run<__nv_fp8_e5m2, bf16>(plan, a, b, stream)
+                        : wgmma_fp8_v6_scales_tma_run<__nv_fp8_e5m2, float>(plan, a, b, stream);
+    else
+        e = bf16_out(p) ? wgmma_fp8_v6_scales_tma_run<__nv_fp8_e4m3, bf16>(plan, a, b, stream)
+                        : wgmma_fp8_v6_scales_tma_run<__nv_fp8_e4m3, float>(plan, a, b, stream);
     TC_CUDA_CHECK(e);
 }

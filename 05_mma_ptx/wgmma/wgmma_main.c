@@ -177,6 +177,11 @@ static const tc_gemm_variant variants[] = {
      .description = "fp8_v2 block-scaled: each k-tile's sum times its 1x128 and 128x128 scales",
      .prepare = hook_fp8_v5_blockscaled_prepare, .launch = hook_fp8_v5_blockscaled_launch,
      FORCE_ONE},
+    {.name = "fp8_v6_scales_tma_e4m3", FP8_SCALED_ROW,                  /* wgmma/fp8_v6_scales_tma.cuh */
+     .precision = "e4m3f32_b128", .impl = &wgmma_in_e4m3, .emulation = &scaled_e4m3,
+     .description = "fp8_v5 with the scales brought by the TMA with each stage",
+     .prepare = hook_fp8_v6_scales_tma_prepare, .launch = hook_fp8_v6_scales_tma_launch,
+     FORCE_ONE},
     /* the same with C in bf16, as training code stores activations */
     {.name = "cublaslt_e4m3bf16_b128", .precision = "e4m3bf16_b128", .min_cc = 90,
      .a_layout = ROW, .b_layout = COL, .c_layout = ROW, .problem = "FP8 GEMM",
@@ -189,6 +194,11 @@ static const tc_gemm_variant variants[] = {
      .precision = "e4m3bf16_b128", .impl = &wgmma_in_e4m3, .emulation = &scaled_e4m3,
      .description = "fp8_v5 with C in bf16 (the f32 result rounded once, to nearest even)",
      .prepare = hook_fp8_v5_blockscaled_prepare, .launch = hook_fp8_v5_blockscaled_launch,
+     FORCE_ONE},
+    {.name = "fp8_v6_scales_tma_e4m3_to_bf16", FP8_SCALED_ROW,
+     .precision = "e4m3bf16_b128", .impl = &wgmma_in_e4m3, .emulation = &scaled_e4m3,
+     .description = "fp8_v6 with C in bf16",
+     .prepare = hook_fp8_v6_scales_tma_prepare, .launch = hook_fp8_v6_scales_tma_launch,
      FORCE_ONE},
 };
 // clang-format on
@@ -203,6 +213,8 @@ static const tc_gemm_variant variants[] = {
     {.variant = "cublaslt_e4m3f32_b128", .label = "cublaslt_e4m3f32_b128",                         \
      .baseline = "cublaslt_e4m3f32", .M = m, .N = n, .K = k},                                      \
     {.variant = "fp8_v5_blockscaled_e4m3", .label = "fp8_v5_blockscaled_e4m3",                     \
+     .baseline = "cublaslt_e4m3f32", .M = m, .N = n, .K = k},                                      \
+    {.variant = "fp8_v6_scales_tma_e4m3", .label = "fp8_v6_scales_tma_e4m3",                       \
      .baseline = "cublaslt_e4m3f32", .M = m, .N = n, .K = k}
 static const tc_gemm_bench_extra bench_extras[] = {
     FP8_SHAPE(4096, 7168, 16384), FP8_SHAPE(4096, 4096, 7168),
