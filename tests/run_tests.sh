@@ -25,7 +25,7 @@
 # TC_UNIT_TIMEOUT, TC_BAD_INPUT_TIMEOUT, in seconds); a timeout is a failure that says so.
 # A program is named as FOLDER/PROGRAM (01_cublas_tensor_op/01_cublas_tensor_op); the binary is
 # BUILD/bin/PROGRAM and FOLDER/bad_args.txt holds the chapter's extra bad inputs.
-# Ends with exactly one line "N passed, N failed, N skipped"; exits 1 if anything failed.
+# Ends with exactly one line "N passed, N failed, N skipped in N s"; exits 1 if anything failed.
 set -u
 build=${1:?usage: run_tests.sh BUILD [--unit PROGRAM]... [--chapter FOLDER]... FOLDER/PROGRAM...}
 shift
@@ -236,15 +236,17 @@ for item in "$@"; do
         continue
     fi
     log=$build/logs/$c.test.log
+    t_start=$SECONDS
     timeout -k 10 "$test_timeout" "$bin" --test >"$log" 2>&1
     rc=$?
+    took="$((SECONDS - t_start)) s" # each program's wall time: what make test's minutes go to
     # the program's own count: "<program> --test: N passed, N failed, N skipped"
     counts=$(grep -E -- '--test: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' "$log" | tail -n 1)
     inner_skipped=$(printf '%s' "$counts" | sed -nE 's/.* ([0-9]+) skipped.*/\1/p')
     case $rc in
     0)
-        detail="${counts#*--test: }, log $log"
-        [ -n "$counts" ] || detail="$(grep -c '^PASS' "$log") cases, log $log"
+        detail="${counts#*--test: }, $took, log $log"
+        [ -n "$counts" ] || detail="$(grep -c '^PASS' "$log") cases, $took, log $log"
         result PASS "$c --test" "$detail"
         # cases the program skipped count in the summary too
         skipped=$((skipped + ${inner_skipped:-0}))
@@ -252,7 +254,7 @@ for item in "$@"; do
     77) skip_or_fail "$c --test" "$(grep -m1 '^SKIP' "$log" | sed 's/^SKIP: //')" ;;
     124 | 137) result FAIL "$c --test" "timed out after $test_timeout s (TC_TEST_TIMEOUT), log $log" ;;
     *)
-        result FAIL "$c --test" "exit $rc${counts:+ (${counts#*--test: })}, log $log"
+        result FAIL "$c --test" "exit $rc${counts:+ (${counts#*--test: })}, $took, log $log"
         grep -E '^FAIL|error' "$log" | head -n 20 | sed 's/^/     | /'
         ;;
     esac
@@ -294,5 +296,5 @@ for c in "${chapters[@]}"; do
     esac
 done
 
-echo "$passed passed, $failed failed, $skipped skipped"
+echo "$passed passed, $failed failed, $skipped skipped in $SECONDS s"
 [ "$failed" = 0 ]
