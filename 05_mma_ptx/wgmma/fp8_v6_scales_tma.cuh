@@ -7,8 +7,7 @@
  *     issued, to use them one k-tile later; but ptxas moves the loads to just before their use,
  *     after the wait for the tensor cores (its SASS: LDG, then WARPGROUP.DEPBAR, then the FMUL of
  *     the scales at once), and instructions issue in order: every promotion waits for a round trip
- *     to L2 (measured on an H100 at 8192^3: 68% of cuBLASLt, where fp8_v4 without scales is at
- *     90%; 05's NOTES, section 0, tenth session);
+ *     to L2 (the measurement is in 05's NOTES, section 0, tenth session);
  *   - here the producer's TMA brings them with the stage: each stage gains the 128 scales of the
  *     tile's rows of A for its k-tile (512 bytes, a box of a 2-D map over SA) and B's scale (a
  *     16-byte box of 4 floats over SB, the first one used), counted in the stage's full barrier;
