@@ -66,7 +66,8 @@ struct wgmma_fp8_v6_scales {
     float lo, hi;
 };
 
-/* The scales of stage s in shared memory: the 128 of A's tile rows, B's (the first of its box) */
+/* The scales of stage s in shared memory: the 128 of A's tile rows, and B's box of 4 K blocks
+ * (from kt & ~3, so that the box starts 16-byte aligned in global memory: its element kt & 3) */
 static __device__ __forceinline__ float *wgmma_fp8_v6_a_scales(unsigned char *after_stages, int s)
 {
     return (float *)(after_stages + s * WGMMA_FP8_V6_A_SCALE_BYTES);
@@ -76,14 +77,15 @@ static __device__ __forceinline__ float *wgmma_fp8_v6_b_scale(unsigned char *aft
     return (float *)(after_stages + WGMMA_FP8_V6_SCALE_B_OFFSET + s * WGMMA_FP8_V6_B_SCALE_STRIDE);
 }
 
-/* This thread's scales of the k-tile in stage s (full: the TMA has written them), multiplied
+/* This thread's scales of k-tile kt, in stage s (full: the TMA has written them), multiplied
  * (powers of two: exact); row = its first row in the tile, cw * 64 + 16 warp + g */
 template <class Cfg>
 static __device__ __forceinline__ wgmma_fp8_v6_scales wgmma_fp8_v6_read_scales(const ring<Cfg> &r,
-                                                                               int s, int row)
+                                                                               int s, int kt,
+                                                                               int row)
 {
     const float *sa = wgmma_fp8_v6_a_scales(r.epilogue(), s);
-    const float sb = *wgmma_fp8_v6_b_scale(r.epilogue(), s);
+    const float sb = wgmma_fp8_v6_b_scale(r.epilogue(), s)[kt & 3];
     return {.lo = sa[row] * sb, .hi = sa[row + 8] * sb};
 }
 
@@ -99,15 +101,16 @@ static __device__ __forceinline__ void wgmma_fp8_v6_scales_tma_add(float (&d)[AC
     for (int i = 0; i < ACC; i++) d[i] = fmaf(p[i], (i / 2) % 2 ? sc.hi : sc.lo, d[i]);
 }
 
-/* RUN consecutive k-tiles of one consumer, from ring position it0: k-tile j into partial sum
- * (j even ? p0 : p1) and its scales read from its stage; once it is issued, k-tile j-1's group is
- * waited for, its stage released and its sum added with its scales (read before the release), so
+/* RUN consecutive k-tiles of one consumer, from ring position it0 and k-tile kt0 of the unit:
+ * k-tile j into partial sum (j even ? p0 : p1) and its scales read from its stage; once it is
+ * issued, k-tile j-1's group is waited for, its stage released and its sum added with its scales
+ * (read before the release: every lane's, __syncwarp, as lanes 0 and 1 release for the warp), so
  * one group runs on the tensor cores while the CUDA cores add. The run is unrolled and waits for
  * its last group before it returns (no group in flight across the caller's loop). */
 template <class T, class Cfg, int CLUSTER, int RUN>
 static __device__ __forceinline__ void
 wgmma_fp8_v6_scales_tma_run_k_tiles(const ring<Cfg> &r, float (&d)[Cfg::ACC], float (&p0)[Cfg::ACC],
-                                    float (&p1)[Cfg::ACC], int it0, int cw, int row)
+                                    float (&p1)[Cfg::ACC], int it0, int kt0, int cw, int row)
 {
     wgmma_fp8_v6_scales previous = {}; /* k-tile j-1's */
 #pragma unroll
@@ -116,15 +119,17 @@ wgmma_fp8_v6_scales_tma_run_k_tiles(const ring<Cfg> &r, float (&d)[Cfg::ACC], fl
         mbar_wait(&r.full[s], it / Cfg::STAGES % 2);
         const uint32_t a = smem_u32(r.a(s)) + cw * WG_M * ROW_BYTES, b = smem_u32(r.b(s));
         wgmma_k_tile<T, Cfg>(j % 2 == 0 ? p0 : p1, a, b, true);
-        const wgmma_fp8_v6_scales current = wgmma_fp8_v6_read_scales(r, s, row); /* for later */
+        const wgmma_fp8_v6_scales current = wgmma_fp8_v6_read_scales(r, s, kt0 + j, row);
         if (j > 0) { /* k-tile j-1 is complete (j runs on): free its stage, add its sum */
             wgmma_wait_group<1>();
+            __syncwarp();
             release_stage_cluster<CLUSTER>(&r.empty[(it - 1) % Cfg::STAGES]);
             wgmma_fp8_v6_scales_tma_add(d, j % 2 == 0 ? p1 : p0, previous);
         }
         previous = current;
     }
     wgmma_wait_group<0>();
+    __syncwarp();
     release_stage_cluster<CLUSTER>(&r.empty[(it0 + RUN - 1) % Cfg::STAGES]);
     wgmma_fp8_v6_scales_tma_add(d, (RUN - 1) % 2 == 0 ? p0 : p1, previous);
 }
@@ -227,13 +232,13 @@ __global__ void __launch_bounds__((wgmma_fp8_v6_config::CONSUMERS + 1) * WG_THRE
                     if (it >= Cfg::STAGES) mbar_wait(&r.empty[s], (it / Cfg::STAGES - 1) % 2);
                     /* A, and all of B: this block's slice and the partner's multicast; then the
                      * k-tile's scales: the tile's 128 of A (M fastest) and B's (a box of 4 K
-                     * blocks from this one: its first) */
+                     * blocks from t & ~3: 16-byte aligned in global memory) */
                     mbar_arrive_expect_tx(&r.full[s], Cfg::STAGE_BYTES +
                                                           WGMMA_FP8_V6_A_SCALE_BYTES +
                                                           WGMMA_FP8_V6_B_SCALE_BYTES);
                     tma_load_2d(r.a(s), &map_a, &r.full[s], t * BK, m0);
                     tma_load_2d(wgmma_fp8_v6_a_scales(r.epilogue(), s), &map_sa, &r.full[s], m0, t);
-                    tma_load_2d(wgmma_fp8_v6_b_scale(r.epilogue(), s), &map_sb, &r.full[s], t,
+                    tma_load_2d(wgmma_fp8_v6_b_scale(r.epilogue(), s), &map_sb, &r.full[s], t & ~3,
                                 n0 / Cfg::BN);
                     constexpr int SLICE = Cfg::BN / CLUSTER;
                     tma_load_2d_multicast(r.b(s) + rank * SLICE * ROW_BYTES, &map_b, &r.full[s],
@@ -259,13 +264,14 @@ __global__ void __launch_bounds__((wgmma_fp8_v6_config::CONSUMERS + 1) * WG_THRE
             float p0[Cfg::ACC], p1[Cfg::ACC];
             int t = 0;
             for (; t + RUN <= k_tiles; t += RUN, it += RUN)
-                wgmma_fp8_v6_scales_tma_run_k_tiles<T, Cfg, CLUSTER, RUN>(r, d, p0, p1, it, cw,
+                wgmma_fp8_v6_scales_tma_run_k_tiles<T, Cfg, CLUSTER, RUN>(r, d, p0, p1, it, t, cw,
                                                                           row);
             for (; t + RUN_REST <= k_tiles; t += RUN_REST, it += RUN_REST)
-                wgmma_fp8_v6_scales_tma_run_k_tiles<T, Cfg, CLUSTER, RUN_REST>(r, d, p0, p1, it, cw,
-                                                                               row);
+                wgmma_fp8_v6_scales_tma_run_k_tiles<T, Cfg, CLUSTER, RUN_REST>(r, d, p0, p1, it, t,
+                                                                               cw, row);
             for (; t < k_tiles; t++, it++) /* the last few: runs of one */
-                wgmma_fp8_v6_scales_tma_run_k_tiles<T, Cfg, CLUSTER, 1>(r, d, p0, p1, it, cw, row);
+                wgmma_fp8_v6_scales_tma_run_k_tiles<T, Cfg, CLUSTER, 1>(r, d, p0, p1, it, t, cw,
+                                                                        row);
             wgmma_fp8_v6_epilogue<Cfg::ACC>(d, C, ldc, m0 + cw * WG_M, n0, M, N, alpha, beta, vec2);
 #pragma unroll
             for (int i = 0; i < Cfg::ACC; i++) d[i] = 0.0f; /* the total starts again at 0 */
