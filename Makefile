@@ -327,6 +327,7 @@ mutants: ## apply each tests/mutants/*.patch to a scratch copy, rebuild its prog
 # <!-- table: ... --> markers) and README's support table (from the chapters' declarations and the
 # programs' --list, so the programs are built first); prose figures are only checked (make test)
 docs: $(BUILT_PROGRAMS) ## rewrite the generated tables of the lessons (docs/bench-h200.csv) and README's support table (the declarations)
+	python3 tests/rename_rows.py --write
 	python3 tests/doc_numbers.py --write
 	python3 tests/support_table.py --write --bin $(BUILD)/bin
 

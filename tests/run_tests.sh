@@ -123,6 +123,12 @@ else
         result FAIL "docs: the figure checker fails on wrong numbers"
         printf '%s\n' "$out" | sed 's/^/     | /'
     fi
+    if out=$(python3 "$here/rename_rows.py" 2>&1); then
+        result PASS "docs: references use the record's rung names" "$(printf '%s' "$out" | tail -n 1)"
+    else
+        result FAIL "docs: references use the record's rung names" "(tests/rename_rows.py --write)"
+        printf '%s\n' "$out" | sed 's/^/     | /'
+    fi
     if out=$(python3 "$here/exercises.py" 2>&1); then
         result PASS "docs: every exercise has a solution" "$(printf '%s' "$out" | tail -n 1)"
     else
