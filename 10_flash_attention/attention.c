@@ -56,20 +56,27 @@ static const char *const v0_forced[] = {"vec4", "scalar"}; /* the softmax's row 
                     .n_forced = 2, .forced_names = v0_forced
 #define V1_HOOKS    .prepare = hook_v1_mma_prepare, .launch = hook_v1_mma_launch, \
                     .release = hook_v1_mma_release, .file = "v1_mma.cuh", .sizes = "D 64, 128"
+#define V2_HOOKS    .prepare = hook_v2_wgmma_prepare, .launch = hook_v2_wgmma_launch, \
+                    .release = hook_v2_wgmma_release, .file = "v2_wgmma.cuh", .sizes = "D 64, 128"
 #define CUDNN_WHAT  "cuDNN's fused SDPA forward (backend graph API): the baseline"
 #define V0_WHAT     "cuBLAS S = Q K^T (f32), a softmax kernel, cuBLAS O = P V"
 #define V1_WHAT     "FlashAttention-2 on mma.sync: 64x64 tiles, online softmax, P in registers"
+#define V2_WHAT     "wgmma + TMA ring, producer + 2 consumer warpgroups, 128x128, P from registers"
 static const attn_variant variants[] = {
     {.name = "cudnn_sdpa",      .precision = "f16f32h",  .min_cc = 80, .description = CUDNN_WHAT, CUDNN_HOOKS},
     {.name = "v0_unfused",      .precision = "f16f32h",  .min_cc = 80, .description = V0_WHAT,
      .baseline = "cudnn_sdpa", V0_HOOKS},
     {.name = "v1_mma",          .precision = "f16f32h",  .min_cc = 80, .description = V1_WHAT,
      .baseline = "cudnn_sdpa", V1_HOOKS},
+    {.name = "v2_wgmma",        .precision = "f16f32h",  .min_cc = 90, .target = "90a",
+     .description = V2_WHAT, .baseline = "cudnn_sdpa", V2_HOOKS},
     {.name = "cudnn_sdpa_bf16", .precision = "bf16f32b", .min_cc = 80, .description = CUDNN_WHAT, CUDNN_HOOKS},
     {.name = "v0_unfused_bf16", .precision = "bf16f32b", .min_cc = 80, .description = V0_WHAT,
      .baseline = "cudnn_sdpa_bf16", V0_HOOKS},
     {.name = "v1_mma_bf16",     .precision = "bf16f32b", .min_cc = 80, .description = V1_WHAT,
      .baseline = "cudnn_sdpa_bf16", V1_HOOKS},
+    {.name = "v2_wgmma_bf16",   .precision = "bf16f32b", .min_cc = 90, .target = "90a",
+     .description = V2_WHAT, .baseline = "cudnn_sdpa_bf16", V2_HOOKS},
 };
 // clang-format on
 enum { N_VARIANTS = sizeof variants / sizeof variants[0] };
@@ -229,8 +236,13 @@ static void print_list(void)
            "description");
     for (int i = 0; i < N_VARIANTS; i++) {
         const attn_variant *v = &variants[i];
-        printf("%-16s %-9s sm_%-3d %-17s %-15s %s%s", v->name, v->precision, v->min_cc, v->sizes,
-               v->file, v->description,
+        char sm[16]; /* sm_80, or the arch-specific code a row needs: sm_90a */
+        if (v->target && strchr(v->target, 'a'))
+            snprintf(sm, sizeof sm, "sm_%s", v->target);
+        else
+            snprintf(sm, sizeof sm, "sm_%d", v->min_cc);
+        printf("%-16s %-9s %-6s %-17s %-15s %s%s", v->name, v->precision, sm, v->sizes, v->file,
+               v->description,
                !v->baseline         ? " [baseline]"
                : is_default_rung(v) ? " [default]"
                                     : "");
@@ -238,9 +250,10 @@ static void print_list(void)
             printf("%s%s", f ? ", " : " (--test forces: ", v->forced_names[f]);
         printf("%s\n", v->n_forced ? ")" : "");
     }
-    printf("\nEvery row: any B, H <= 65535 (v1: grid), Sq, Sk >= 1 (up to 2^20 from the command "
-           "line), D 64 or 128,\nQ, K, V, O in BSHD (any strides, rows 16-byte aligned for v1), L "
-           "f32 B x H x Sq. TFLOP/s = 4 B H Sq Sk D / s,\nhalf of it with the causal mask.\n");
+    printf("\nEvery row: any B, H <= 65535 (v1, v2: grid), Sq, Sk >= 1 (up to 2^20 from the "
+           "command line), D 64 or 128,\nQ, K, V, O in BSHD (any strides, rows 16-byte aligned for "
+           "v1 and v2), L f32 B x H x Sq. TFLOP/s = 4 B H Sq Sk D / s,\nhalf of it with the causal "
+           "mask. v2_wgmma: sm_90a code, compiled but not yet run on a GPU.\n");
 }
 
 /* ---- one problem on the host -------------------------------------------------------------------

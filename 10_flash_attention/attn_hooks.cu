@@ -5,10 +5,12 @@
  * in the rung files; nothing here is the lesson.
  *
  *   v0_unfused   v0_unfused.cuh   (cuBLAS, the handle made here once)
- *   v1_mma       v1_mma.cuh */
+ *   v1_mma       v1_mma.cuh
+ *   v2_wgmma     v2_wgmma.cuh     (sm_90a: the plan holds tensor maps, 64-byte aligned) */
 #include "attn_variant.h"
 #include "v0_unfused.cuh"
 #include "v1_mma.cuh"
+#include "v2_wgmma.cuh"
 
 #include "check.h"
 
@@ -162,6 +164,51 @@ extern "C" void hook_v1_mma_launch(const attn_variant *v, const attn_run *r, cud
 }
 
 extern "C" void hook_v1_mma_release(const attn_variant *v, attn_run *r)
+{
+    free(r->plan);
+    r->plan = NULL;
+}
+
+/* ---- v2_wgmma -------------------------------------------------------------------------------- */
+template <class T> static const char *prepare_v2(attn_run *r)
+{
+    attn_v2_wgmma_plan *plan = (attn_v2_wgmma_plan *)tma_host_calloc(sizeof *plan);
+    if (!plan) return "out of host memory";
+    const T *Q = (const T *)r->q, *K = (const T *)r->k, *V = (const T *)r->v;
+    T *O = (T *)r->o;
+    const cudaError_t e =
+        attn_v2_wgmma_prepare<T>(plan, r->B, r->H, r->Sq, r->Sk, r->D, Q, r->qs, K, r->ks, V, r->vs,
+                                 O, r->os, r->l, r->causal, r->scale);
+    if (e != cudaSuccess) {
+        free(plan);
+        const char *why = attn_v2_wgmma_unsupported<T>(r->B, r->H, r->Sq, r->Sk, r->D, Q, r->qs, K,
+                                                       r->ks, V, r->vs, O, r->os);
+        if (!why && e == cudaErrorInvalidValue && tma_map_last_error()[0]) {
+            static char msg[240]; /* a map the driver refused: the problem is valid, say why */
+            snprintf(msg, sizeof msg, "%s", tma_map_last_error());
+            return msg;
+        }
+        return hook_status(e, why ? why : "the block needs more shared memory than this GPU has");
+    }
+    r->plan = plan;
+    snprintf(r->used, sizeof r->used, "wgmma SS + RS, 128x128 tiles, %zu KiB smem",
+             plan->smem / 1024);
+    return NULL;
+}
+
+extern "C" const char *hook_v2_wgmma_prepare(const attn_variant *v, attn_run *r)
+{
+    return is_bf16(r) ? prepare_v2<__nv_bfloat16>(r) : prepare_v2<__half>(r);
+}
+
+extern "C" void hook_v2_wgmma_launch(const attn_variant *v, const attn_run *r, cudaStream_t stream)
+{
+    const attn_v2_wgmma_plan *p = (const attn_v2_wgmma_plan *)r->plan;
+    TC_CUDA_CHECK(is_bf16(r) ? attn_v2_wgmma_run<__nv_bfloat16>(p, stream)
+                             : attn_v2_wgmma_run<__half>(p, stream));
+}
+
+extern "C" void hook_v2_wgmma_release(const attn_variant *v, attn_run *r)
 {
     free(r->plan);
     r->plan = NULL;

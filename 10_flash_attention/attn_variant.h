@@ -1,6 +1,6 @@
 /* 10_flash_attention/attn_variant.h - what the driver (attention.c) and the hooks share: one
  * problem on the device (attn_run) and a row of the variant table (attn_variant) with the hooks
- * that run it. The kernels' own plain launchers (v0_unfused.cuh, v1_mma.cuh) take none of these
+ * that run it. The kernels' own plain launchers (v0_unfused.cuh, v1_mma.cuh, v2_wgmma.cuh) take none of these
  * types; attn_hooks.cu turns an attn_run into their arguments, attn_cudnn.c into a cuDNN graph. */
 #ifndef ATTN_VARIANT_H
 #define ATTN_VARIANT_H
@@ -75,6 +75,10 @@ double hook_v0_softmax_bytes(const attn_run *r);
 const char *hook_v1_mma_prepare(const attn_variant *v, attn_run *r);
 void hook_v1_mma_launch(const attn_variant *v, const attn_run *r, cudaStream_t stream);
 void hook_v1_mma_release(const attn_variant *v, attn_run *r);
+
+const char *hook_v2_wgmma_prepare(const attn_variant *v, attn_run *r);
+void hook_v2_wgmma_launch(const attn_variant *v, const attn_run *r, cudaStream_t stream);
+void hook_v2_wgmma_release(const attn_variant *v, attn_run *r);
 
 /* cuDNN (attn_cudnn.c): loaded at run time; 0, or -1 with the reason (the rows then skip) */
 int attn_cudnn_init(char *why, size_t why_size);

@@ -1,13 +1,15 @@
 # 10_flash_attention: data for the top-level Makefile (see "Adding a chapter" in CONTRIBUTING.md).
 # The forward pass of attention: cuDNN's fused kernel (the baseline rows, through its backend graph
-# API), the unfused version (cuBLAS, a softmax kernel, cuBLAS) and FlashAttention on mma.sync. cuDNN
-# is not linked: common/cudnn_loader.c loads it at run time. Only the baseline rows use it:
-# attn_cudnn.c needs cudnn.h, and built without it (no TC_HAVE_CUDNN) those rows report skipped
-# while the rest runs; hence "cudnn?", not "cudnn".
+# API), the unfused version (cuBLAS, a softmax kernel, cuBLAS), FlashAttention on mma.sync and on
+# Hopper's wgmma. cuDNN is not linked: common/cudnn_loader.c loads it at run time. Only the
+# baseline rows use it: attn_cudnn.c needs cudnn.h, and built without it (no TC_HAVE_CUDNN) those
+# rows report skipped while the rest runs; hence "cudnn?", not "cudnn".
 $(d)_SRCS    := attention.c attn_ref.c attn_cudnn.c attn_hooks.cu
 $(d)_LIBS    := -lcublas
 $(d)_MIN_SM  := 80
-$(d)_TARGETS_A :=
+# v2_wgmma is sm_90a code (wgmma, setmaxnreg): the target 90 is built as sm_90a; its kernel's body
+# exists only there (TC_SM90A), and on other GPUs its rows report skipped
+$(d)_TARGETS_A := 90a
 $(d)_NEEDS   := cudnn?
 # CPU tests: the reference against a naive softmax, the checker's controls, and a simulation of a
 # correct flash kernel that passes while each of its likely one-line bugs fails (attn_ref.c)
