@@ -28,7 +28,7 @@
  *   bf_v4_bf16x_fast_gemm(products, M, N, K, A, lda, B, ldb, C, ldc, alpha, beta, workspace,
  *   bytes, stream), or bf_v4_bf16x_fast_prepare(&plan, products, M, N, K, ..., workspace, bytes)
  *   once (the checks, the shared-memory opt-in, the words' tensor maps; the plan holds
- *   CUtensorMaps, 64-byte aligned on the stack, tma_host_calloc on the heap) and
+ *   CUtensorMaps, 128-byte aligned on the stack, tma_host_calloc on the heap) and
  *   bf_v4_bf16x_fast_run(&plan, alpha, beta, stream) per product (launches that share a workspace
  *   must not run at the same time). Both return cudaSuccess, cudaErrorInvalidValue for sizes
  *   below 1, a leading dimension below the row or a workspace too small or not 16-byte aligned,

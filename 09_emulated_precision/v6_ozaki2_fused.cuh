@@ -65,7 +65,7 @@
  *   for sizes below 1, a leading dimension below the row or a workspace too small,
  *   cudaErrorNotSupported for an n, k, problem or GPU it cannot take (oz_v6_ozaki2_fused_
  *   unsupported says why; nothing is launched), or the failed call's error. The plan holds
- *   tensor maps: allocate it 64-byte aligned (on the stack, or tma_host_calloc).
+ *   tensor maps: allocate it 128-byte aligned (on the stack, or tma_host_calloc).
  *   oz_v6_ozaki2_fused_prepare_forced is prepare with the run-time choices forced: the chunk of K
  *   at most kc_cap (a multiple of 16; 0: the rung's choice) and the grid at most max_clusters
  *   clusters (0: as many as fit at once), so that a test runs the chunk path at small K and one
@@ -356,7 +356,7 @@ __global__ void __launch_bounds__((oz_v6_config::CONSUMERS + 1) * WG_THREADS, 1)
 
 /* ---- the host side ----------------------------------------------------------------------------- */
 /* What prepare() works out once: the tensor maps of the residues, the chunks, the buffers in the
- * workspace, the grid and the kernel's arguments. Its CUtensorMap members are 64-byte aligned:
+ * workspace, the grid and the kernel's arguments. Its CUtensorMap members are 128-byte aligned:
  * allocate it as such (on the stack, or with tma_host_calloc). */
 typedef struct {
     CUtensorMap map_a, map_b;

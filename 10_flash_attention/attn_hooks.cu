@@ -6,7 +6,7 @@
  *
  *   v0_unfused   v0_unfused.cuh   (cuBLAS, the handle made here once)
  *   v1_mma       v1_mma.cuh
- *   v2_wgmma     v2_wgmma.cuh     (sm_90a: the plan holds tensor maps, 64-byte aligned) */
+ *   v2_wgmma     v2_wgmma.cuh     (sm_90a: the plan holds tensor maps, 128-byte aligned) */
 #include "attn_variant.h"
 #include "v0_unfused.cuh"
 #include "v1_mma.cuh"

@@ -37,7 +37,7 @@
  * or attn_v2_wgmma_prepare<T>(&plan, ...the same but stream) once (the checks, the tensor maps,
  * the shared-memory opt-in, the grid) and attn_v2_wgmma_run<T>(&plan, stream) per call. T =
  * __half or __nv_bfloat16; device pointers; strides in elements (attn_strides). The plan holds
- * CUtensorMaps: allocate it 64-byte aligned (the stack, or tma_host_calloc). They return
+ * CUtensorMaps: allocate it 128-byte aligned (the stack, or tma_host_calloc). They return
  * cudaSuccess, cudaErrorInvalidValue for a size below 1 or a null pointer, cudaErrorNotSupported
  * for a problem or GPU the kernel does not take (attn_v2_wgmma_unsupported says why; nothing is
  * launched), or the failed call's error.
@@ -282,7 +282,7 @@ __global__ void __launch_bounds__(ATTN_V2_THREADS, 1)
 }
 
 /* ---- the host side ------------------------------------------------------------------------- */
-/* What prepare() works out once. Its CUtensorMap members are 64-byte aligned: allocate it as such
+/* What prepare() works out once. Its CUtensorMap members are 128-byte aligned: allocate it as such
  * (on the stack, or with tma_host_calloc). */
 typedef struct {
     CUtensorMap map_q, map_k, map_v;

@@ -147,12 +147,13 @@ static inline cudaError_t tma_map_kmajor(CUtensorMap *map, const void *base,
     return tma_map_box(map, base, type, rows, K, ld, 128 / tma_elem_bytes(type), box_rows);
 }
 
-/* Zeroed host memory for a structure that holds CUtensorMaps: their type is 64-byte aligned,
- * more than malloc promises (free() it as usual) */
+/* Zeroed host memory for a structure that holds CUtensorMaps: their type is 128-byte aligned
+ * (CUDA 13's cuda.h: alignas(128); CUDA 12's: 64), more than malloc promises (free() it as
+ * usual) */
 static inline void *tma_host_calloc(size_t size)
 {
-    const size_t rounded = (size + 63) / 64 * 64;
-    void *p = aligned_alloc(64, rounded);
+    const size_t rounded = (size + 127) / 128 * 128;
+    void *p = aligned_alloc(128, rounded);
     if (p) memset(p, 0, rounded);
     return p;
 }

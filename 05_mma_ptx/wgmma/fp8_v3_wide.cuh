@@ -162,8 +162,8 @@ __global__ void __launch_bounds__((Cfg::CONSUMERS + 1) * WG_THREADS, 1)
 
 /* ---- the host side ---------------------------------------------------------------------------- */
 /* What prepare() works out once: the width, the tensor maps (they hold A's and B's addresses), C
- * and the grid. Its CUtensorMap members are 64-byte aligned: allocate it as such (on the stack, or
- * with aligned_alloc(64, ...)). */
+ * and the grid. Its CUtensorMap members are 128-byte aligned: allocate it as such (on the stack, or
+ * with aligned_alloc(128, ...)). */
 typedef struct {
     CUtensorMap map_a, map_b;
     int M, N, K;

@@ -27,7 +27,7 @@ static bool is_bf16(const tc_gemm_variant *v)
     return *(const wgmma_input *)v->impl == WGMMA_IN_BF16;
 }
 
-/* A plan in host memory that holds CUtensorMaps (64-byte aligned), or NULL */
+/* A plan in host memory that holds CUtensorMaps (128-byte aligned), or NULL */
 template <class Plan> static Plan *new_plan() { return (Plan *)tma_host_calloc(sizeof(Plan)); }
 
 extern "C" void hook_release_plan(const tc_gemm_variant *v, tc_gemm_problem *p)

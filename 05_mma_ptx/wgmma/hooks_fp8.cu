@@ -25,7 +25,7 @@ static bool is_e5m2(const tc_gemm_variant *v)
     return *(const wgmma_input *)v->impl == WGMMA_IN_E5M2;
 }
 
-/* A plan in host memory that holds CUtensorMaps (64-byte aligned), or NULL */
+/* A plan in host memory that holds CUtensorMaps (128-byte aligned), or NULL */
 template <class Plan> static Plan *new_plan() { return (Plan *)tma_host_calloc(sizeof(Plan)); }
 
 /* ---- fp8_v1_promote ----------------------------------------------------------------------------- */

@@ -96,8 +96,8 @@ __global__ void __launch_bounds__(wgmma_v2_config::CONSUMERS *WG_THREADS, 1)
 }
 
 /* ---- the host side ---------------------------------------------------------------------------- */
-/* What prepare() works out once. Its CUtensorMap members are 64-byte aligned: allocate it as such
- * (on the stack, or with aligned_alloc(64, ...)). */
+/* What prepare() works out once. Its CUtensorMap members are 128-byte aligned: allocate it as such
+ * (on the stack, or with aligned_alloc(128, ...)). */
 typedef struct {
     CUtensorMap map_a, map_b;
     int M, N, K;

@@ -99,8 +99,8 @@ __global__ void __launch_bounds__((wgmma_v3_config::CONSUMERS + 1) * WG_THREADS,
 }
 
 /* ---- the host side ---------------------------------------------------------------------------- */
-/* What prepare() works out once. Its CUtensorMap members are 64-byte aligned: allocate it as such
- * (on the stack, or with aligned_alloc(64, ...)). */
+/* What prepare() works out once. Its CUtensorMap members are 128-byte aligned: allocate it as such
+ * (on the stack, or with aligned_alloc(128, ...)). */
 typedef struct {
     CUtensorMap map_a, map_b;
     int M, N, K;

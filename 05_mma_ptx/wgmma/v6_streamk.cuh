@@ -223,8 +223,8 @@ __global__ void __launch_bounds__((wgmma_v6_config::CONSUMERS + 1) * WG_THREADS,
 
 /* ---- the host side ---------------------------------------------------------------------------- */
 /* What prepare() works out once: the tensor maps (they hold A's and B's addresses), C and the
- * grid. Its CUtensorMap members are 64-byte aligned: allocate it as such (on the stack, or with
- * aligned_alloc(64, ...)). */
+ * grid. Its CUtensorMap members are 128-byte aligned: allocate it as such (on the stack, or with
+ * aligned_alloc(128, ...)). */
 typedef struct {
     CUtensorMap map_a, map_b;
     int M, N, K;
