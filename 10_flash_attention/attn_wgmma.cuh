@@ -205,6 +205,7 @@ static inline cudaError_t attn_tma_map_bshd(CUtensorMap *map, const void *base,
                                             CUtensorMapDataType type, int B, int S, int H, int D,
                                             attn_strides st, int rows)
 {
+    tma_map_last_error()[0] = '\0'; /* no earlier refusal's text for this map's error */
     const PFN_cuTensorMapEncodeTiled_v12000 encode = tma_encode_function();
     if (!encode) {
         snprintf(tma_map_last_error(), 160, "the driver has no cuTensorMapEncodeTiled");

@@ -245,6 +245,7 @@ __global__ void __launch_bounds__(ATTN_V2_THREADS, 1)
 #pragma unroll
                 for (int q = 0; q < 4; q++)
                     p[c][q] = attn_pack2<T>(sc[8 * c + 2 * q], sc[8 * c + 2 * q + 1]);
+            attn_fence_a(p); /* P's packs are done before the fence: the wgmma reads them */
             wgmma_fence_operand(o);
             wgmma_fence();
 #pragma unroll
