@@ -3,7 +3,8 @@
  * reduces each modulus's int32 product in registers and adds it to the tile's CRT sum on chip,
  * and writes its f64 result once.
  *
- * Rung v6 of chapter 09. Parent: v5_ozaki2_nN (v5_ozaki2.cuh). What changes, and why faster:
+ * Rung v6 of chapter 09. Parent: v5_ozaki2_nN (v5_ozaki2.cuh). What changes, and why it should
+ * be faster (not yet measured):
  * v5 runs one cuBLAS int8 GEMM per modulus, and every one writes an M x N int32 product to memory
  * that a reduction reads back and turns into bytes t_l, which the combine reads again: per
  * modulus 4 bytes written, 4 read and 1 written per element, then n bytes read. Here the int32
