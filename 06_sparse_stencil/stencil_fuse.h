@@ -44,8 +44,9 @@
  * Per pass a block computes F CX CY cells and stores out_x out_y: the redundancy
  * st_fuse_redundancy = CX CY / (out_x out_y) >= 1 is the price of the overlap (the trapezoid's
  * sides computed by both neighbours). It loads (CX + 16)(CY + 2r) cells and stores out_x out_y,
- * so a point update moves st_fuse_bytes = 2 ((CX + 16)(CY + 2r) / (out_x out_y) + 1) / F bytes
- * of DRAM traffic at best (every tile read once), against 4 at F = 1 with no halo. The roofline
+ * so a point update loads st_fuse_bytes = 2 ((CX + 16)(CY + 2r) / (out_x out_y) + 1) / F bytes
+ * (every tile read once, from DRAM or, for the halos neighbours share, from L2: DRAM traffic lies
+ * between the ideal 4 / F and this), against 4 at F = 1 with no halo. The roofline
  * of the lesson uses the ideal 4 / F bytes: arithmetic intensity st_fuse_intensity = 2 taps F / 4
  * flop per byte, the bandwidth bound F times the one-step copy bound. */
 #ifndef STENCIL_FUSE_H
