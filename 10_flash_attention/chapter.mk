@@ -4,7 +4,14 @@
 # Hopper's wgmma. cuDNN is not linked: common/cudnn_loader.c loads it at run time. Only the
 # baseline rows use it: attn_cudnn.c needs cudnn.h, and built without it (no TC_HAVE_CUDNN) those
 # rows report skipped while the rest runs; hence "cudnn?", not "cudnn".
-$(d)_SRCS    := attention.c attn_ref.c attn_cudnn.c attn_hooks.cu
+# Two programs: the ladder (10_flash_attention) and the one-warpgroup unit tests of the Hopper
+# rung's PTX wrappers, attn_wgmma.cuh (10_attn_probe: sm_90a only, built when 90 is in SM).
+$(d)_PROGS   := 10_flash_attention 10_attn_probe
+10_flash_attention_SRCS := attention.c attn_ref.c attn_cudnn.c attn_hooks.cu
+10_attn_probe_SRCS      := attn_probe.c attn_probe.cu
+10_attn_probe_MIN_SM    := 90
+10_attn_probe_TARGETS_A := 90a
+10_attn_probe_ONLY_A    := yes
 $(d)_LIBS    := -lcublas
 $(d)_MIN_SM  := 80
 # v2_wgmma is sm_90a code (wgmma, setmaxnreg): the target 90 is built as sm_90a; its kernel's body
