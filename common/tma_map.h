@@ -78,43 +78,13 @@ static inline PFN_cuTensorMapEncodeTiled_v12000 tma_encode_function(void)
     return fn;
 }
 
-/* The map of a rows x cols matrix of elements of `type`, cols contiguous, leading dimension ld,
- * in boxes of box_cols x box_rows whose rows (box_cols elements: 64 or 128 bytes) are swizzled
- * in shared memory with the swizzle of their width (64- or 128-byte), into *map.
- * cudaErrorNotSupported when the driver has no TMA, cudaErrorInvalidValue when it refuses the
- * map (tma_operand_unsupported says why beforehand for the usual reasons). */
-static inline cudaError_t tma_map_box(CUtensorMap *map, const void *base, CUtensorMapDataType type,
-                                      long rows, long cols, long ld, int box_cols, int box_rows)
-{
-    const PFN_cuTensorMapEncodeTiled_v12000 encode = tma_encode_function();
-    if (!encode) {
-        snprintf(tma_map_last_error(), 160, "the driver has no cuTensorMapEncodeTiled");
-        return cudaErrorNotSupported;
-    }
-    const int bytes = tma_elem_bytes(type);
-    const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows}; /* innermost first */
-    const cuuint64_t strides[1] = {(cuuint64_t)ld * bytes};          /* bytes, of dims 1.. */
-    const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
-    const cuuint32_t element_strides[2] = {1, 1};
-    const CUresult r =
-        encode(map, type, 2, (void *)base, dims, strides, box, element_strides,
-               CU_TENSOR_MAP_INTERLEAVE_NONE,
-               box_cols * bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_128B,
-               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r == CUDA_SUCCESS) return cudaSuccess;
-    snprintf(tma_map_last_error(), 160,
-             "cuTensorMapEncodeTiled refused a %ld x %ld map (ld %ld, %d-byte elements, box %d x "
-             "%d): CUresult %d",
-             rows, cols, ld, bytes, box_rows, box_cols, (int)r);
-    return cudaErrorInvalidValue;
-}
-
-/* The map of a rows x cols matrix in boxes of box_cols x box_rows copied as they are (no swizzle:
- * box_cols x the element size a multiple of 16 bytes, box_cols at most 256): small side data
- * such as block scales, which only plain loads read */
-static inline cudaError_t tma_map_plain(CUtensorMap *map, const void *base,
-                                        CUtensorMapDataType type, long rows, long cols, long ld,
-                                        int box_cols, int box_rows)
+/* The 2-D map under tma_map_box and tma_map_plain: rows x cols elements of `type`, cols
+ * contiguous, leading dimension ld, boxes of box_cols x box_rows, the given swizzle and L2
+ * promotion. cudaErrorNotSupported when the driver has no TMA, cudaErrorInvalidValue when it
+ * refuses the map (tma_map_last_error() says how) */
+static inline cudaError_t tma_map_2d(CUtensorMap *map, const void *base, CUtensorMapDataType type,
+                                     long rows, long cols, long ld, int box_cols, int box_rows,
+                                     CUtensorMapSwizzle swizzle, CUtensorMapL2promotion promotion)
 {
     const PFN_cuTensorMapEncodeTiled_v12000 encode = tma_encode_function();
     if (!encode) {
@@ -127,14 +97,37 @@ static inline cudaError_t tma_map_plain(CUtensorMap *map, const void *base,
     const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
     const cuuint32_t element_strides[2] = {1, 1};
     const CUresult r = encode(map, type, 2, (void *)base, dims, strides, box, element_strides,
-                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                              CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                              CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, promotion,
+                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r == CUDA_SUCCESS) return cudaSuccess;
     snprintf(tma_map_last_error(), 160,
-             "cuTensorMapEncodeTiled refused a plain %ld x %ld map (ld %ld, %d-byte elements, box "
-             "%d x %d): CUresult %d",
-             rows, cols, ld, bytes, box_rows, box_cols, (int)r);
+             "cuTensorMapEncodeTiled refused a %ld x %ld map (ld %ld, %d-byte elements, box %d x "
+             "%d, swizzle %d): CUresult %d",
+             rows, cols, ld, bytes, box_rows, box_cols, (int)swizzle, (int)r);
     return cudaErrorInvalidValue;
+}
+/* The map of a rows x cols matrix of elements of `type`, cols contiguous, leading dimension ld,
+ * in boxes of box_cols x box_rows whose rows (box_cols elements: 64 or 128 bytes) are swizzled
+ * in shared memory with the swizzle of their width (64- or 128-byte), into *map (errors as
+ * tma_map_2d; tma_operand_unsupported says why beforehand for the usual reasons). */
+static inline cudaError_t tma_map_box(CUtensorMap *map, const void *base, CUtensorMapDataType type,
+                                      long rows, long cols, long ld, int box_cols, int box_rows)
+{
+    const int row_bytes = box_cols * tma_elem_bytes(type);
+    return tma_map_2d(map, base, type, rows, cols, ld, box_cols, box_rows,
+                      row_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_128B,
+                      CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+}
+
+/* The map of a rows x cols matrix in boxes of box_cols x box_rows copied as they are (no swizzle:
+ * box_cols x the element size a multiple of 16 bytes, box_cols at most 256): small side data
+ * such as block scales, which only plain loads read */
+static inline cudaError_t tma_map_plain(CUtensorMap *map, const void *base,
+                                        CUtensorMapDataType type, long rows, long cols, long ld,
+                                        int box_cols, int box_rows)
+{
+    return tma_map_2d(map, base, type, rows, cols, ld, box_cols, box_rows,
+                      CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE);
 }
 
 /* The map of a rows x K operand (FLOAT16, BFLOAT16, FLOAT32 for tf32, or UINT8 for fp8), K
