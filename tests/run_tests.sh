@@ -19,7 +19,8 @@
 #      must exit 2 and say why on stderr (no GPU needed), and --help/--list must exit 0;
 #   4. every program's --test on the GPU: exit 0 passes, 77 is skipped (reason printed), anything
 #      else fails; cases a program skipped inside its --test are added to the skipped count. Logs go
-#      to BUILD/logs/. Then every --example FOLDER: BUILD/examples/FOLDER (the chapter's example.cu,
+#      to BUILD/logs/. These start first too, TC_TEST_JOBS programs at once (default 3, longest
+#      first), and run beside parts 1-3; each result line gives the program's wall and CPU seconds. Then every --example FOLDER: BUILD/examples/FOLDER (the chapter's example.cu,
 #      its best kernel called from a plain program) run once, with the same exit codes.
 # TC_REQUIRE_GPU=1 turns every skip into a failure. Each test has a timeout (TC_TEST_TIMEOUT,
 # TC_UNIT_TIMEOUT, TC_BAD_INPUT_TIMEOUT, in seconds); a timeout is a failure that says so.
@@ -79,6 +80,43 @@ if [ ${#chapters[@]} -gt 0 ]; then
         "$(dirname "$0")/build_alone.sh" "$build" "$build_alone_dir" &
     build_alone_pid=$!
 fi
+
+# ---- 4, started: every program's --test, TC_TEST_JOBS at once (default 3), in the background ------
+# They share the GPU (kernels of different processes take turns on it; a test times nothing) and
+# overlap the CPU phases below; results are read back and printed in program order in part 4.
+# Longest first: the order of TC_TEST_ORDER's names (make passes none; the list below is from the
+# H100 run's per-program seconds), then the rest in the order given.
+test_jobs=${TC_TEST_JOBS:-3}
+[ "$test_jobs" -ge 1 ] 2>/dev/null || test_jobs=1
+gpu_dir=$build_alone_dir/gpu
+mkdir -p "$gpu_dir"
+run_one_test() { # program: its log, and "rc wall_s cpu_s" in gpu_dir/program.rc
+    local c=$1 t0 rc cpu
+    t0=$(date +%s)
+    # bash's time keyword: the CPU seconds of the program and its threads (user + sys)
+    cpu=$( { TIMEFORMAT='%U %S'; time timeout -k 10 "$test_timeout" "$build/bin/$c" --test \
+        >"$build/logs/$c.test.log" 2>&1; echo "rc $?" >"$gpu_dir/$c.exit"; } 2>&1 | awk '{printf "%.0f", $1 + $2}')
+    rc=$(sed -n 's/^rc //p' "$gpu_dir/$c.exit")
+    echo "${rc:-1} $(($(date +%s) - t0)) ${cpu:-0}" >"$gpu_dir/$c.rc"
+}
+longest_first=${TC_TEST_ORDER:-"05_wgmma_gemm 09_emulated_precision 10_flash_attention 05_mma_gemm 04_wmma_tf32 03_wmma_fp16 07_int8_gemm"}
+test_queue=()
+for c in $longest_first; do
+    for item in "$@"; do [ "${item#*/}" = "$c" ] && test_queue+=("$c"); done
+done
+for item in "$@"; do
+    c=${item#*/}
+    [[ " ${test_queue[*]-} " == *" $c "* ]] || test_queue+=("$c")
+done
+(
+    for c in ${test_queue[@]+"${test_queue[@]}"}; do
+        [ -x "$build/bin/$c" ] || continue
+        while [ "$(jobs -rp | wc -l)" -ge "$test_jobs" ]; do wait -n; done
+        run_one_test "$c" &
+    done
+    wait
+) &
+tests_pid=$!
 
 # ---- 1. CPU unit tests ---------------------------------------------------------------------------
 for unit in "${units[@]}"; do
@@ -233,7 +271,8 @@ for item in "$@"; do
     done
 done
 
-# ---- 4. GPU tests ----------------------------------------------------------------------------------
+# ---- 4. GPU tests: the results of the programs started at the top ---------------------------------
+wait "$tests_pid"
 for item in "$@"; do
     c=${item#*/}
     bin=$build/bin/$c
@@ -242,10 +281,9 @@ for item in "$@"; do
         continue
     fi
     log=$build/logs/$c.test.log
-    t_start=$SECONDS
-    timeout -k 10 "$test_timeout" "$bin" --test >"$log" 2>&1
-    rc=$?
-    took="$((SECONDS - t_start)) s" # each program's wall time: what make test's minutes go to
+    read -r rc wall cpu <"$gpu_dir/$c.rc" 2>/dev/null || { rc=1 wall=0 cpu=0; }
+    # each program's wall time and CPU time: what make test's minutes go to
+    took="$wall s, cpu $cpu s"
     # the program's own count: "<program> --test: N passed, N failed, N skipped"
     counts=$(grep -E -- '--test: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' "$log" | tail -n 1)
     inner_skipped=$(printf '%s' "$counts" | sed -nE 's/.* ([0-9]+) skipped.*/\1/p')
