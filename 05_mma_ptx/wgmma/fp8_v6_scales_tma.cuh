@@ -10,13 +10,15 @@
  *     to L2 (the measurement is in 05's NOTES, section 0, tenth session);
  *   - here the producer's TMA brings them with the stage: each stage gains the 128 scales of the
  *     tile's rows of A for its k-tile (512 bytes, a box of a 2-D map over SA) and B's scale (a
- *     16-byte box of 4 floats over SB, the first one used), counted in the stage's full barrier;
+ *     16-byte box of 4 floats over SB starting at k-block t & ~3, of which element t & 3 is
+ *     used), counted in the stage's full barrier;
  *     they live after the 6 stages, in the bytes the rungs with a TMA-store epilogue give to C;
  *   - a consumer reads its two rows' A scales and B's from shared memory once the stage is full
  *     and multiplies them at once (sa sb): nothing waits for L2, and the products are in
  *     registers before the stage is released;
  *   - the TMA needs 16-byte rows of the scale tensors: ld_sa and ld_sb multiples of 4, SA and SB
- *     16-byte aligned. Rows of A past M get scale 0 from the TMA's zero fill (never stored).
+ *     16-byte aligned. Rows of A past M get scale 0 from the TMA's zero fill, or the padding
+ *     of SA's row up to ld_sa (never stored either way: their products are 0).
  *
  * Problem: C = alpha * (A sa) * (B sb) + beta * C (beta == 0 never reads C). A M x K row-major
  * (lda), B K x N column-major (ldb), C M x N row-major (ldc), OutT = float or __nv_bfloat16 (one
