@@ -36,7 +36,9 @@
 #
 # Options
 #   --check       only check that every patch has a well-formed header, names a program and variants
-#                 that exist, and applies to this tree with no fuzz (a dry run); exit 1 otherwise.
+#                 that exist, and applies to this tree with no fuzz (a dry run), and, where BUILD
+#                 holds the program's dependency files, that every patched file is one of its
+#                 sources or their includes; exit 1 otherwise.
 #                 make test runs it (tests/run_tests.sh), so CI keeps the patches applicable
 #   --list        the selected mutants with their shard, program, kind and estimated seconds, and each
 #                 shard's total (estimates: BUILD/mutants/results' measured times where there are
@@ -170,6 +172,23 @@ header_problem() {
     done
 }
 
+# misses_program NAME: when the program's objects were built (their -MMD files are in BUILD), a
+# patched file that none of them depends on, and no common/ source of the library either: such a
+# mutant would build to the same program and be reported invalid by `make mutants`. Nothing when
+# the dependency files are missing (not built here).
+misses_program() {
+    local m=$1 p=${h_program[$1]} f src deps=()
+    for src in ${prog_srcs[$p]}; do
+        [ -f "$build_abs/${prog_dir[$p]}/$src.d" ] || return 0
+        deps+=("$build_abs/${prog_dir[$p]}/$src.d")
+    done
+    for f in $(patched_files "$m"); do
+        case $f in common/*.c | common/*.cu) continue ;; esac # the library every program links
+        grep -qE "(^|[[:space:]/])$f( |:|\\|$)" "${deps[@]}" ||
+            { echo "patches $f, which none of $p's sources includes (the mutant would build to the same program)"; return; }
+    done
+}
+
 # ---- --check -----------------------------------------------------------------------------------
 if [ $mode = check ]; then
     bad=0
@@ -182,6 +201,7 @@ if [ $mode = check ]; then
         if [ -z "$why" ] && ! out=$(apply_patch "$top" "$mdir/$m.patch" --dry-run 2>&1); then
             why="does not apply to this tree: $(printf '%s' "$out" | head -n 3 | tr '\n' ' ')"
         fi
+        [ -n "$why" ] || why=$(misses_program "$m")
         if [ -n "$why" ]; then
             echo "tests/mutants/$m.patch: $why"
             bad=$((bad + 1))
