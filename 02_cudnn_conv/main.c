@@ -489,7 +489,7 @@ static void run_case(const conv_variant *v, cudnnHandle_t handle, const conv_lay
 
     /* the handle's stream must be valid before prepare: cudnnFind... runs kernels on it */
     cudaStream_t stream;
-    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault));
     TC_CUDNN_CHECK(cudnnSetStream(handle, stream));
     const char *why = v->api == API_GRAPH ? prepare_graph(&cp) : prepare_legacy(&cp);
     if (why) {

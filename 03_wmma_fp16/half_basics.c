@@ -120,7 +120,7 @@ static void random_halves(uint16_t *h, long n, float lo, float hi, tc_rng *rng)
 static int run_probes(int verbose, int *passed, int *failed)
 {
     cudaStream_t stream;
-    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault));
     uint16_t *d_out = device_halves(HALF_N_PROBES), got[HALF_N_PROBES];
     half_probes_run(d_out, stream);
     TC_CUDA_CHECK(cudaMemcpy(got, d_out, sizeof got, cudaMemcpyDeviceToHost));
@@ -179,7 +179,7 @@ static int run_dots(int verbose, uint64_t seed, int *passed, int *failed)
     float *d_o32 = NULL;
     TC_CUDA_CHECK(cudaMalloc((void **)&d_o32, sizeof(float)));
     cudaStream_t stream;
-    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault));
     int bad_total = 0;
     for (int dist = 0; dist < 2; dist++) {
         const float lo = dist == 0 ? 0.0f : -1.0f;
@@ -362,7 +362,7 @@ static void time_axpy(const axpy_variant *v, long n, const tc_args *args, uint16
 {
     const uint16_t a = tc_f32_to_f16(AXPY_A);
     cudaStream_t stream;
-    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault));
     TC_CUDA_CHECK(cudaMemcpy(d_y, h_y0, (size_t)n * 2, cudaMemcpyHostToDevice));
     axpy_launch_ctx c = {v, n, a, d_x, d_y};
     axpy_launch(&c, stream);

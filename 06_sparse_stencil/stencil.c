@@ -610,7 +610,7 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
         TC_CUDA_CHECK(cudaMemcpy(c.d_p, h_start, bytes, cudaMemcpyHostToDevice));
         TC_CUDA_CHECK(cudaMemcpy(c.d_q, h_start, bytes, cudaMemcpyHostToDevice));
         cudaStream_t stream;
-        TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault));
         launch_steps(&c, stream);
         TC_CUDA_CHECK(cudaStreamSynchronize(stream));
         uint16_t *got = (uint16_t *)tc_xmalloc((size_t)NY * NX * 2);
@@ -698,7 +698,7 @@ static double copy_bandwidth(long NY, long NX, int warmup, int reps)
     TC_CUDA_CHECK(cudaMalloc((void **)&c.src, c.bytes));
     TC_CUDA_CHECK(cudaMemset((void *)c.src, 0x3C, c.bytes));
     cudaStream_t stream;
-    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault));
     const tc_timing t = tc_time_gpu(copy_run, &c, stream, warmup, reps);
     TC_CUDA_CHECK(cudaStreamDestroy(stream));
     TC_CUDA_CHECK(cudaFree(c.dst));

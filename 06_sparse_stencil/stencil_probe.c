@@ -408,7 +408,7 @@ static tc_sweep_point run_rate(int sparse, int chains, int blocks, int iters, in
                     tc_device_copy(c0, sizeof c0),
                     tc_device_copy(NULL, n_out * sizeof(float))};
     cudaStream_t stream;
-    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault));
     rate_launch(&ctx, stream);
     TC_CUDA_CHECK(cudaStreamSynchronize(stream));
     float *out = (float *)tc_xmalloc(n_out * sizeof(float));

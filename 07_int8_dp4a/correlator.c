@@ -377,7 +377,7 @@ static int mode_test(const tc_args *a, const tc_device_info *dev)
     int passed = 0, failed = 0, skipped = 0;
     const int small = getenv("TC_TEST_SMALL") != NULL;
     cudaStream_t stream;
-    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault));
     for (int ci = 0; ci < N_CASES; ci++) {
         const corr_case *tc = &test_cases[ci];
         if (small && tc->large) continue;
@@ -439,7 +439,7 @@ static int mode_measure(const tc_args *a, const tc_device_info *dev, FILE *info,
     fprintf(info, "%-5s %-6s %9s %9s %9s %8s %5s  %-5s %s\n", "impl", "prec", "ms(med)", "ms(min)",
             "TOP/s", "vs fp32", "regs", "check", "description");
     cudaStream_t stream;
-    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault));
     double rate[CORR_N_IMPL] = {0};
     int failed = 0;
     char size[64];

@@ -483,7 +483,7 @@ static tc_sweep_point run_peak(peak_kind kind, int chains, int blocks, int iters
                     tc_device_copy(c0, sizeof c0),
                     (long long *)tc_device_copy(NULL, (size_t)blocks * 2 * sizeof(long long))};
     cudaStream_t stream;
-    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault));
     peak_run(&ctx, stream);
     TC_CUDA_CHECK(cudaStreamSynchronize(stream));
     uint32_t *out = (uint32_t *)tc_xmalloc(n_out * 4);
@@ -618,7 +618,7 @@ static double cublas_rate(int n, const tc_args *a, const tc_device_info *dev, FI
     TC_CUDA_CHECK(cudaDeviceSynchronize());
     c.p.d_a = d_a, c.p.d_b = d_b, c.p.d_c = d_c;
     cudaStream_t stream;
-    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault));
     double rate = 0;
     const char *why = tc_cublas_prepare(&c.v, &c.p);
     if (why) {

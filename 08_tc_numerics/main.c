@@ -140,7 +140,7 @@ static void gpu_box_open(gpu_box *g, tc_box *box, const variant *v)
     TC_CUDA_CHECK(cudaMalloc((void **)&g->d_b, elems * 4));
     TC_CUDA_CHECK(cudaMalloc((void **)&g->d_c, (size_t)BOX_CAP * 4));
     TC_CUDA_CHECK(cudaMalloc((void **)&g->d_d, (size_t)BOX_CAP * 4));
-    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&g->stream, cudaStreamDefault));
     memset(box, 0, sizeof *box);
     box->in = v->in;
     box->out = v->out;

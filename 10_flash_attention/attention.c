@@ -505,7 +505,7 @@ static void run_case(const attn_variant *v, const problem *pr, const device_prob
     }
     snprintf(res->used, sizeof res->used, "%s", r.used);
     cudaStream_t stream;
-    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault));
     uint16_t *h_o = (uint16_t *)tc_xmalloc(d->o_total * 2);
     float *h_l = (float *)tc_xmalloc(d->l_total * sizeof(float));
     device_poison(d, stream);
@@ -746,7 +746,7 @@ static int run_problem(const tc_args *a, const tc_device_info *dev, int B, int H
                 attn_run run = run_for(&pr, &d, 0, libs);
                 if (!v->prepare(v, &run)) {
                     cudaStream_t stream;
-                    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+                    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault));
                     v->launch(v, &run, stream); /* S for the softmax to read */
                     const attn_variant soft = {.name = "v0_softmax",
                                                .launch = hook_v0_softmax_launch};
@@ -793,7 +793,7 @@ static double copy_bandwidth(size_t bytes, int warmup, int reps)
     TC_CUDA_CHECK(cudaMalloc((void **)&c.src, bytes));
     TC_CUDA_CHECK(cudaMemset((void *)c.src, 0x3C, bytes));
     cudaStream_t stream;
-    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault));
     const tc_timing t = tc_time_gpu(copy_run, &c, stream, warmup, reps);
     TC_CUDA_CHECK(cudaStreamDestroy(stream));
     TC_CUDA_CHECK(cudaFree(c.dst));

@@ -744,8 +744,14 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
         TC_CUDA_CHECK(cudaMemcpy(p.d_c, h_c0, nc * sc, cudaMemcpyHostToDevice));
     }
 
+    /* A blocking stream (cudaStreamDefault), never cudaStreamNonBlocking: the uploads and the
+     * poison above went to the legacy default stream, where cudaMemcpy from pageable memory may
+     * return before its copy has landed and cudaMemset returns at once. A blocking stream's
+     * launch waits for them; a non-blocking one does not, and on a GPU shared with other
+     * programs its kernel ran before them (an H100 run, make test with 3 programs at once: C
+     * "unwritten" where the poison landed after the kernel's stores, cuBLAS fed half-copied A). */
     cudaStream_t stream;
-    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault));
     const char *why = misaligned(v, &p);
     if (why) {
         snprintf(res->message, sizeof res->message, "%s", why);

@@ -300,7 +300,7 @@ static tc_sweep_point run_peak(int bf16, int chains, int blocks, int iters, cons
                     tc_device_copy(NULL, n_out * sizeof(float)),
                     (long long *)tc_device_copy(NULL, (size_t)blocks * 2 * sizeof(long long))};
     cudaStream_t stream;
-    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault));
     peak_launch(&ctx, stream);
     TC_CUDA_CHECK(cudaStreamSynchronize(stream));
     float *out = (float *)tc_xmalloc(n_out * sizeof(float));
@@ -421,7 +421,7 @@ static double cublas_rate(int bf16, int n, const tc_args *a, const tc_device_inf
     TC_CUDA_CHECK(cudaDeviceSynchronize());
     c.p.d_a = d_a, c.p.d_b = d_b, c.p.d_c = d_c;
     cudaStream_t stream;
-    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault));
     double rate = 0;
     const char *why = tc_cublas_prepare(&c.v, &c.p);
     if (why) {
