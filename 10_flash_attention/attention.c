@@ -253,7 +253,7 @@ static void print_list(void)
     printf("\nEvery row: any B, H <= 65535 (v1, v2: grid), Sq, Sk >= 1 (up to 2^20 from the "
            "command line), D 64 or 128,\nQ, K, V, O in BSHD (any strides, rows 16-byte aligned for "
            "v1 and v2), L f32 B x H x Sq. TFLOP/s = 4 B H Sq Sk D / s,\nhalf of it with the causal "
-           "mask. v2_wgmma: sm_90a code, compiled but not yet run on a GPU.\n");
+           "mask. v2_wgmma: sm_90a code (passed --test on an H100; not yet benched).\n");
 }
 
 /* ---- one problem on the host -------------------------------------------------------------------
