@@ -16,7 +16,8 @@
 #      builds need no GPU and take minutes, so they start first, in the background
 #      (TC_BUILD_ALONE_JOBS at once, default a quarter of the cores), and are reported last;
 #   3. the bad-input tests: every chapter program called with malformed or out-of-range arguments
-#      must exit 2 and say why on stderr (no GPU needed), and --help/--list must exit 0;
+#      must exit 2 and say why on stderr (no GPU needed), and --help/--list must exit 0; TC_CPU_JOBS
+#      programs at once (default the cores), printed in program order;
 #   4. every program's --test on the GPU: exit 0 passes, 77 is skipped (reason printed), anything
 #      else fails; cases a program skipped inside its --test are added to the skipped count. Logs go
 #      to BUILD/logs/. These start first too, TC_TEST_JOBS programs at once (default 3, longest
@@ -136,6 +137,8 @@ for unit in "${units[@]}"; do
     fi
 done
 
+t_units=$SECONDS
+
 # ---- the Markdown: links and file paths resolve, no document outside the repository is named -----
 if out=$("$(dirname "$0")/check_docs.sh" 2>&1); then
     result PASS "docs: links and paths" "$out"
@@ -189,6 +192,8 @@ else
     printf '%s\n' "$out" | sed 's/^/     | /'
 fi
 
+t_docs=$SECONDS
+
 # ---- 3. bad input (no GPU needed) ------------------------------------------------------------------
 # Every program gets these; a chapter adds its own in <folder>/bad_args.txt, one per line:
 # "[PROGRAM,...:] ARGS => TEXT", for the programs named (all of the folder's when none are). Each
@@ -208,12 +213,17 @@ default_bad_args=(
 )
 # A program that does not take --size rejects every --size line with its own message.
 no_size_fragment="takes no --size"
-for item in "$@"; do
+rec() { # status name [detail]: one line, whatever the detail holds
+    local detail=${3:-}
+    printf '%s\t%s\t%s\n' "$1" "$2" "${detail//$'\n'/ | }"
+}
+bad_input_program() { # FOLDER/PROGRAM: one record per test, "STATUS<TAB>NAME<TAB>DETAIL"
+    local item=$1 dir c bin cases line from args want err rc csv takes_size entry
     dir=${item%%/*} c=${item#*/}
     bin=$build/bin/$c
     if [ ! -x "$bin" ]; then
-        not_built "$c/bad-input" "$c"
-        continue
+        printf 'NOTBUILT\t%s\t%s\n' "$c/bad-input" "$c"
+        return
     fi
     cases=()
     for line in "${default_bad_args[@]}"; do cases+=("shared: $line"); done
@@ -233,7 +243,7 @@ for item in "$@"; do
         from=${entry%%: *} line=${entry#*: }
         args=${line%% => *} want=${line#* => }
         if [ "$args" = "$line" ]; then
-            result FAIL "$c/bad-input: $args" "the line names no expected message (ARGS => TEXT)"
+            rec FAIL "$c/bad-input: $args" "the line names no expected message (ARGS => TEXT)"
             continue
         fi
         # a shared --size line: a program without --size rejects it with its own message
@@ -244,11 +254,11 @@ for item in "$@"; do
         err=$(timeout -k 5 "$bad_input_timeout" "$bin" $args 2>&1 >/dev/null)
         rc=$?
         if [ "$rc" = 2 ] && [[ $err == *"$want"* ]]; then
-            result PASS "$c/bad-input: $args"
+            rec PASS "$c/bad-input: $args"
         elif [ "$rc" = 2 ] && [ -n "$err" ]; then
-            result FAIL "$c/bad-input: $args" "rejected by another check: stderr '$err', expected '$want'"
+            rec FAIL "$c/bad-input: $args" "rejected by another check: stderr '$err', expected '$want'"
         else
-            result FAIL "$c/bad-input: $args" "exit $rc (want 2), stderr: ${err:-<empty>}"
+            rec FAIL "$c/bad-input: $args" "exit $rc (want 2), stderr: ${err:-<empty>}"
         fi
     done
     # a rejected --bench leaves an existing --csv file as it was
@@ -257,22 +267,45 @@ for item in "$@"; do
     timeout -k 5 "$bad_input_timeout" "$bin" --bench --csv "$csv" --reps 0 >/dev/null 2>&1
     rc=$?
     if [ "$rc" = 2 ] && [ "$(cat "$csv")" = kept ]; then
-        result PASS "$c/bad-input: --bench --csv FILE --reps 0 leaves FILE"
+        rec PASS "$c/bad-input: --bench --csv FILE --reps 0 leaves FILE"
     else
-        result FAIL "$c/bad-input: --bench --csv FILE --reps 0 leaves FILE" "exit $rc, FILE: $(head -c 80 "$csv")"
+        rec FAIL "$c/bad-input: --bench --csv FILE --reps 0 leaves FILE" "exit $rc, FILE: $(head -c 80 "$csv")"
     fi
     rm -f "$csv"
     for args in --help --list; do
         if timeout -k 5 "$bad_input_timeout" "$bin" $args >/dev/null 2>&1; then
-            result PASS "$c/$args"
+            rec PASS "$c/$args"
         else
-            result FAIL "$c/$args" "exit $?"
+            rec FAIL "$c/$args" "exit $?"
         fi
     done
+}
+# each program's cases in the background, TC_CPU_JOBS programs at once (default: the cores), the
+# records printed in program order
+cpu_jobs=${TC_CPU_JOBS:-$(nproc 2>/dev/null || echo 2)}
+[ "$cpu_jobs" -ge 1 ] 2>/dev/null || cpu_jobs=1
+bad_dir=$build_alone_dir/bad
+mkdir -p "$bad_dir"
+(
+    for item in "$@"; do
+        while [ "$(jobs -rp | wc -l)" -ge "$cpu_jobs" ]; do wait -n; done
+        bad_input_program "$item" >"$bad_dir/${item#*/}" &
+    done
+    wait
+)
+for item in "$@"; do
+    while IFS=$'\t' read -r status name detail; do
+        case $status in
+        NOTBUILT) not_built "$name" "$detail" ;;
+        *) result "$status" "$name" "$detail" ;;
+        esac
+    done <"$bad_dir/${item#*/}"
 done
+t_bad=$SECONDS
 
 # ---- 4. GPU tests: the results of the programs started at the top ---------------------------------
 wait "$tests_pid"
+t_gpu=$SECONDS
 for item in "$@"; do
     c=${item#*/}
     bin=$build/bin/$c
@@ -327,6 +360,7 @@ done
 
 # ---- 2, reported: each chapter built on its own ------------------------------------------------
 [ -z "$build_alone_pid" ] || wait "$build_alone_pid"
+t_alone=$SECONDS
 for c in "${chapters[@]}"; do
     log=$build/logs/$c.build-alone.log
     out=$(cat "$build_alone_dir/$c.out" 2>/dev/null)
@@ -340,5 +374,7 @@ for c in "${chapters[@]}"; do
     esac
 done
 
+# where the minutes went: each phase ends at the mark (the GPU tests and the builds ran beside them)
+printf '%-4s %-58s %s\n' note "time" "unit tests to $t_units s, docs $t_docs s, bad input $t_bad s, GPU tests $t_gpu s, builds alone $t_alone s"
 echo "$passed passed, $failed failed, $skipped skipped in $SECONDS s"
 [ "$failed" = 0 ]
