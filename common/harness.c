@@ -234,6 +234,8 @@ void tc_device_print(const tc_device_info *d, FILE *f)
     tc_info_line(f, "CUDA", "driver supports %d.%d, runtime %d.%d", d->driver_version / 1000,
                  d->driver_version % 1000 / 10, d->runtime_version / 1000,
                  d->runtime_version % 1000 / 10);
+    tc_info_line(f, "host", "%d CPU threads for the reference and the checks, %.1f GiB of memory",
+                 tc_cpu_threads(), (double)tc_host_memory_bytes() / (1 << 30));
     const char *tf32 = getenv("NVIDIA_TF32_OVERRIDE");
     if (tf32 && *tf32)
         tc_info_line(f, "WARNING",
