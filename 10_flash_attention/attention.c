@@ -58,10 +58,13 @@ static const char *const v0_forced[] = {"vec4", "scalar"}; /* the softmax's row 
                     .release = hook_v1_mma_release, .file = "v1_mma.cuh", .sizes = "D 64, 128"
 #define V2_HOOKS    .prepare = hook_v2_wgmma_prepare, .launch = hook_v2_wgmma_launch, \
                     .release = hook_v2_wgmma_release, .file = "v2_wgmma.cuh", .sizes = "D 64, 128"
+#define V3_HOOKS    .prepare = hook_v3_pingpong_prepare, .launch = hook_v3_pingpong_launch, \
+                    .release = hook_v3_pingpong_release, .file = "v3_pingpong.cuh", .sizes = "D 64, 128"
 #define CUDNN_WHAT  "cuDNN's fused SDPA forward (backend graph API): the baseline"
 #define V0_WHAT     "cuBLAS S = Q K^T (f32), a softmax kernel, cuBLAS O = P V"
 #define V1_WHAT     "FlashAttention-2 on mma.sync: 64x64 tiles, online softmax, P in registers"
 #define V2_WHAT     "wgmma + TMA ring, producer + 2 consumer warpgroups, 128x128, P from registers"
+#define V3_WHAT     "v2 with the ping-pong: the consumers take turns on the tensor cores (named barriers)"
 static const attn_variant variants[] = {
     {.name = "cudnn_sdpa",      .precision = "f16f32h",  .min_cc = 80, .description = CUDNN_WHAT, CUDNN_HOOKS},
     {.name = "v0_unfused",      .precision = "f16f32h",  .min_cc = 80, .description = V0_WHAT,
@@ -70,6 +73,8 @@ static const attn_variant variants[] = {
      .baseline = "cudnn_sdpa", V1_HOOKS},
     {.name = "v2_wgmma",        .precision = "f16f32h",  .min_cc = 90, .target = "90a",
      .description = V2_WHAT, .baseline = "cudnn_sdpa", V2_HOOKS},
+    {.name = "v3_pingpong",     .precision = "f16f32h",  .min_cc = 90, .target = "90a",
+     .description = V3_WHAT, .baseline = "cudnn_sdpa", V3_HOOKS},
     {.name = "cudnn_sdpa_bf16", .precision = "bf16f32b", .min_cc = 80, .description = CUDNN_WHAT, CUDNN_HOOKS},
     {.name = "v0_unfused_bf16", .precision = "bf16f32b", .min_cc = 80, .description = V0_WHAT,
      .baseline = "cudnn_sdpa_bf16", V0_HOOKS},
@@ -77,6 +82,8 @@ static const attn_variant variants[] = {
      .baseline = "cudnn_sdpa_bf16", V1_HOOKS},
     {.name = "v2_wgmma_bf16",   .precision = "bf16f32b", .min_cc = 90, .target = "90a",
      .description = V2_WHAT, .baseline = "cudnn_sdpa_bf16", V2_HOOKS},
+    {.name = "v3_pingpong_bf16", .precision = "bf16f32b", .min_cc = 90, .target = "90a",
+     .description = V3_WHAT, .baseline = "cudnn_sdpa_bf16", V3_HOOKS},
 };
 // clang-format on
 enum { N_VARIANTS = sizeof variants / sizeof variants[0] };
@@ -250,10 +257,11 @@ static void print_list(void)
             printf("%s%s", f ? ", " : " (--test forces: ", v->forced_names[f]);
         printf("%s\n", v->n_forced ? ")" : "");
     }
-    printf("\nEvery row: any B, H <= 65535 (v1, v2: grid), Sq, Sk >= 1 (up to 2^20 from the "
+    printf("\nEvery row: any B, H <= 65535 (v1-v3: grid), Sq, Sk >= 1 (up to 2^20 from the "
            "command line), D 64 or 128,\nQ, K, V, O in BSHD (any strides, rows 16-byte aligned for "
-           "v1 and v2), L f32 B x H x Sq. TFLOP/s = 4 B H Sq Sk D / s,\nhalf of it with the causal "
-           "mask. v2_wgmma: sm_90a code (passed --test on an H100; not yet benched).\n");
+           "v1-v3), L f32 B x H x Sq. TFLOP/s = 4 B H Sq Sk D / s,\nhalf of it with the causal "
+           "mask. v2_wgmma: sm_90a code (passed --test on an H100; not yet benched); v3_pingpong:\n"
+           "sm_90a code, compiled, not yet run on a GPU.\n");
 }
 
 /* ---- one problem on the host -------------------------------------------------------------------

@@ -6,11 +6,13 @@
  *
  *   v0_unfused   v0_unfused.cuh   (cuBLAS, the handle made here once)
  *   v1_mma       v1_mma.cuh
- *   v2_wgmma     v2_wgmma.cuh     (sm_90a: the plan holds tensor maps, 128-byte aligned) */
+ *   v2_wgmma     v2_wgmma.cuh     (sm_90a: the plan holds tensor maps, 128-byte aligned)
+ *   v3_pingpong  v3_pingpong.cuh  (sm_90a: likewise) */
 #include "attn_variant.h"
 #include "v0_unfused.cuh"
 #include "v1_mma.cuh"
 #include "v2_wgmma.cuh"
+#include "v3_pingpong.cuh"
 
 #include "check.h"
 
@@ -209,6 +211,52 @@ extern "C" void hook_v2_wgmma_launch(const attn_variant *v, const attn_run *r, c
 }
 
 extern "C" void hook_v2_wgmma_release(const attn_variant *v, attn_run *r)
+{
+    free(r->plan);
+    r->plan = NULL;
+}
+
+/* ---- v3_pingpong -------------------------------------------------------------------------------- */
+template <class T> static const char *prepare_v3(attn_run *r)
+{
+    attn_v3_pingpong_plan *plan = (attn_v3_pingpong_plan *)tma_host_calloc(sizeof *plan);
+    if (!plan) return "out of host memory";
+    const T *Q = (const T *)r->q, *K = (const T *)r->k, *V = (const T *)r->v;
+    T *O = (T *)r->o;
+    const cudaError_t e =
+        attn_v3_pingpong_prepare<T>(plan, r->B, r->H, r->Sq, r->Sk, r->D, Q, r->qs, K, r->ks, V,
+                                    r->vs, O, r->os, r->l, r->causal, r->scale);
+    if (e != cudaSuccess) {
+        free(plan);
+        const char *why = attn_v3_pingpong_unsupported<T>(r->B, r->H, r->Sq, r->Sk, r->D, Q, r->qs,
+                                                          K, r->ks, V, r->vs, O, r->os);
+        if (!why && e == cudaErrorInvalidValue && tma_map_last_error()[0]) {
+            static char msg[240]; /* a map the driver refused: the problem is valid, say why */
+            snprintf(msg, sizeof msg, "%s", tma_map_last_error());
+            return msg;
+        }
+        return hook_status(e, why ? why : "the block needs more shared memory than this GPU has");
+    }
+    r->plan = plan;
+    snprintf(r->used, sizeof r->used, "wgmma SS + RS, 128x128 tiles, ping-pong, %zu KiB smem",
+             plan->smem / 1024);
+    return NULL;
+}
+
+extern "C" const char *hook_v3_pingpong_prepare(const attn_variant *v, attn_run *r)
+{
+    return is_bf16(r) ? prepare_v3<__nv_bfloat16>(r) : prepare_v3<__half>(r);
+}
+
+extern "C" void hook_v3_pingpong_launch(const attn_variant *v, const attn_run *r,
+                                        cudaStream_t stream)
+{
+    const attn_v3_pingpong_plan *p = (const attn_v3_pingpong_plan *)r->plan;
+    TC_CUDA_CHECK(is_bf16(r) ? attn_v3_pingpong_run<__nv_bfloat16>(p, stream)
+                             : attn_v3_pingpong_run<__half>(p, stream));
+}
+
+extern "C" void hook_v3_pingpong_release(const attn_variant *v, attn_run *r)
 {
     free(r->plan);
     r->plan = NULL;

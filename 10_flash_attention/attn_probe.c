@@ -8,6 +8,8 @@
  *   tma_4d_bshd_<type>_D64, _D128_qkv   attn_tma_map_bshd + attn_tma_load_4d of a 2 x 70 x 3 x D
  *       tensor (packed, and inside a fused QKV buffer) in boxes of 64 rows: every value in place
  *       after un-swizzling, rows past S zero
+ *   turns_named_barriers   v3_pingpong's turns: two warpgroups alternate through named_bar_sync
+ *       and named_bar_arrive (common/wgmma_parts.cuh), 64 turns each, in strict order
  *
  * Build and run
  *   make && build/bin/10_attn_probe --test        # the unit tests (make test runs them)
@@ -193,6 +195,37 @@ static void test_tma(int bf16, int D, int qkv, tc_rng *rng, int *passed, int *fa
     free(x), free(out);
 }
 
+/* turns_named_barriers: the two warpgroups' turns of v3_pingpong (no input type) */
+static void test_turns(int *passed, int *failed)
+{
+    enum { ROUNDS = 64 };
+    int *d_log = NULL, *d_count = NULL, h_log[2 * ROUNDS], count = -1;
+    TC_CUDA_CHECK(cudaMalloc((void **)&d_log, sizeof h_log));
+    TC_CUDA_CHECK(cudaMalloc((void **)&d_count, sizeof count));
+    TC_CUDA_CHECK(cudaMemset(d_log, 0xFF, sizeof h_log)); /* -1: a turn never taken */
+    probe_turns_launch(ROUNDS, d_log, d_count, 0);
+    TC_LAUNCH_CHECK();
+    TC_CUDA_CHECK(cudaDeviceSynchronize());
+    TC_CUDA_CHECK(cudaMemcpy(h_log, d_log, sizeof h_log, cudaMemcpyDeviceToHost));
+    TC_CUDA_CHECK(cudaMemcpy(&count, d_count, sizeof count, cudaMemcpyDeviceToHost));
+    TC_CUDA_CHECK(cudaFree(d_log));
+    TC_CUDA_CHECK(cudaFree(d_count));
+    int bad = -1;
+    for (int i = 0; i < 2 * ROUNDS && bad < 0; i++)
+        if (h_log[i] != i % 2) bad = i;
+    const int ok = bad < 0 && count == 2 * ROUNDS;
+    printf("%s %-46s two warpgroups, %d turns each through named_bar_sync/_arrive: ",
+           ok ? "PASS" : "FAIL", "turns_named_barriers", ROUNDS);
+    if (ok)
+        printf("the log alternates 0, 1 over all %d turns\n", 2 * ROUNDS);
+    else if (bad >= 0)
+        printf("turn %d was warpgroup %d's (expected %d), %d turns counted\n", bad, h_log[bad],
+               bad % 2, count);
+    else
+        printf("%d turns counted, expected %d\n", count, 2 * ROUNDS);
+    *(ok ? passed : failed) += 1;
+}
+
 static int wanted(const tc_args *a, int bf16)
 {
     return !a->variant || strcmp(a->variant, "all") == 0 ||
@@ -212,6 +245,7 @@ static void run_unit_tests(const tc_args *a, int *passed, int *failed)
         test_tma(bf16, 64, 0, &rng, passed, failed);
         test_tma(bf16, 128, 1, &rng, passed, failed);
     }
+    test_turns(passed, failed);
 }
 
 static int mode_test(const tc_args *a, const tc_device_info *dev)
@@ -251,7 +285,9 @@ static void print_list(void)
            "      (attn_pack2), B MN-major with the 128-byte swizzle (attn_wgmma_desc_mn_sw128),\n"
            "      one or two k-steps; B by attn_tma_load_4d or by stores at the swizzle\n"
            "  tma_4d_bshd_<type>_{D64,D128_qkv}   attn_tma_map_bshd + attn_tma_load_4d of a\n"
-           "      2x70x3xD tensor in boxes of %d rows: values in place, rows past S zero\n",
+           "      2x70x3xD tensor in boxes of %d rows: values in place, rows past S zero\n"
+           "  turns_named_barriers   two warpgroups alternate 64 turns each through\n"
+           "      named_bar_sync / named_bar_arrive, as v3_pingpong's consumers do\n",
            PROBE_TMA_ROWS);
 }
 

@@ -174,3 +174,41 @@ extern "C" const char *probe_tma_launch(int bf16, const uint16_t *x, int B, int 
         probe_tma_kernel<2><<<grid, 128, 0, stream>>>(map, out);
     return NULL;
 }
+
+/* ---- the consumers' turns (v3_pingpong): named_bar_sync and named_bar_arrive --------------------
+ * Two warpgroups take `rounds` turns each, as v3's consumers do: warpgroup 1 arrives once at
+ * warpgroup 0's barrier first, each turn waits at its own barrier and ends with an arrival at the
+ * other's, and warpgroup 1 skips its last. In its turn, thread 0 of the warpgroup reads the shared
+ * position, waits about 2000 cycles (a window in which the other warpgroup, were it not held,
+ * would read the same position), writes its number at it and moves it on. */
+__global__ void __launch_bounds__(2 * WG_THREADS, 1)
+    probe_turns_kernel(int rounds, int *log, int *count)
+{
+    constexpr int THREADS = 2 * WG_THREADS, BAR0 = 1;
+    __shared__ int pos;
+    if (threadIdx.x == 0) pos = 0;
+    __syncthreads();
+    const int wg = threadIdx.x / WG_THREADS, mine = BAR0 + wg, other = BAR0 + 1 - wg;
+    if (wg == 1) named_bar_arrive(other, THREADS);
+    for (int r = 0; r < rounds; r++) {
+        named_bar_sync(mine, THREADS);
+        if (threadIdx.x % WG_THREADS == 0) {
+            volatile int *vpos = &pos;
+            const int p = *vpos;
+            const long long t0 = clock64();
+            while (clock64() - t0 < 2000) {
+            }
+            log[p] = wg;
+            *vpos = p + 1;
+        }
+        __syncwarp();
+        if (wg == 0 || r + 1 < rounds) named_bar_arrive(other, THREADS);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) *count = pos;
+}
+
+extern "C" void probe_turns_launch(int rounds, int *log, int *count, cudaStream_t stream)
+{
+    probe_turns_kernel<<<1, 2 * WG_THREADS, 0, stream>>>(rounds, log, count);
+}

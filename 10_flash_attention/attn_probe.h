@@ -42,6 +42,13 @@ const char *probe_rs_launch(int bf16, int n, int ksteps, int by_tma, const float
 const char *probe_tma_launch(int bf16, const uint16_t *x, int B, int S, int H, int D,
                              attn_strides st, uint16_t *out, cudaStream_t stream);
 
+/* v3_pingpong's turns: two warpgroups of one block alternate `rounds` times each through
+ * named_bar_sync / named_bar_arrive (common/wgmma_parts.cuh) exactly as v3's consumers do; in its
+ * turn a warpgroup writes its number (0 or 1) at log[position] and moves the position on (after a
+ * wait that would let an unheld warpgroup read the same position). count: the final position.
+ * log: 2 rounds ints, expected 0, 1, 0, 1, ... and count 2 rounds. */
+void probe_turns_launch(int rounds, int *log, int *count, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -79,6 +79,9 @@ void hook_v1_mma_release(const attn_variant *v, attn_run *r);
 const char *hook_v2_wgmma_prepare(const attn_variant *v, attn_run *r);
 void hook_v2_wgmma_launch(const attn_variant *v, const attn_run *r, cudaStream_t stream);
 void hook_v2_wgmma_release(const attn_variant *v, attn_run *r);
+const char *hook_v3_pingpong_prepare(const attn_variant *v, attn_run *r);
+void hook_v3_pingpong_launch(const attn_variant *v, const attn_run *r, cudaStream_t stream);
+void hook_v3_pingpong_release(const attn_variant *v, attn_run *r);
 
 /* cuDNN (attn_cudnn.c): loaded at run time; 0, or -1 with the reason (the rows then skip) */
 int attn_cudnn_init(char *why, size_t why_size);

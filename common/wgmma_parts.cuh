@@ -23,7 +23,8 @@
  *   epilogue_direct  C from the accumulator registers (float2 pairs): a block wholly inside C
  *                    without a guard per pair (epilogue_whole), any other one guarded
  *                    (epilogue_guarded)
- *   named_bar_sync   a barrier for some warps only
+ *   named_bar_sync, named_bar_arrive
+ *                    a barrier for some warps only; arrive without waiting
  *   wgmma_k_tile     the four wgmma of one k-tile, fenced and committed as one group
  *   ring             the stages with their full/empty mbarriers
  *   release_stage, release_stage_cluster
@@ -147,6 +148,14 @@ __device__ __forceinline__ void epilogue_direct(float (&d)[ACC], float *__restri
 static __device__ __forceinline__ void named_bar_sync(int id, int threads)
 {
     asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+/* bar.arrive id, threads: count this warp's threads at barrier id without waiting; the barrier
+ * completes when `threads` threads have arrived or synced there (a producer/consumer hand-off:
+ * the other side calls named_bar_sync with the same count) */
+static __device__ __forceinline__ void named_bar_arrive(int id, int threads)
+{
+    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
 /* The 4 wgmma of one k-tile for one consumer warpgroup: a, b = shared-memory addresses of its 64
