@@ -985,34 +985,121 @@ static const tc_gemm_variant *find_variant(const tc_gemm_chapter *ch, const char
     return NULL;
 }
 
+/* The counts of --test's lines */
+typedef struct {
+    int passed, failed, skipped, not_applicable;
+} test_counts;
+
+/* Test case ci of variant v on `seed`: the launcher's own choices, then each forced one, on the
+ * same problem (kept: the forced runs reuse its inputs and reference) */
+static void test_one_case(const tc_gemm_variant *v, void *ctx, int ci, uint64_t seed,
+                          tc_input_dist vdist, test_counts *n)
+{
+    const test_case *tcase = &test_cases[ci];
+    const int int_out = tc_dtype_is_integer(tc_precision_get(v->precision)->out);
+    scalars ab = test_scalars[tcase->scale][int_out];
+    long M = tcase->M, N = tcase->N, K = tcase->K;
+    const char *why = tc_gemm_unsupported(v, M, N, K);
+    if (why) {
+        /* The size is outside the variant's documented constraint: the CLI rejects it
+         * (tests/run_tests.sh checks the exit code); test the nearest supported size. */
+        printf("note %-18s %ldx%ldx%ld rejected as documented (%s); testing ", v->name, M, N, K,
+               why);
+        M = round_up(M, v->mult_m);
+        N = round_up(N, v->mult_n);
+        K = round_up(K, v->mult_k);
+        printf("%ldx%ldx%ld instead\n", M, N, K);
+    }
+    const long k_verifiable = tc_precision_k_verifiable(tc_precision_get(v->precision));
+    if (K > k_verifiable) {
+        /* The precision cannot tell a lost product from its own rounding at this K: test at the
+         * largest K it can verify (a multiple of the variant's rule) instead. */
+        long k_test = v->mult_k > 1 ? k_verifiable / v->mult_k * v->mult_k : k_verifiable;
+        if (k_test < 1) k_test = v->mult_k > 1 ? v->mult_k : 1;
+        printf("note %-18s K = %ld is beyond what %s can verify (K <= %ld); testing "
+               "%ldx%ldx%ld instead\n",
+               v->name, K, v->precision, k_verifiable, M, N, k_test);
+        K = k_test;
+    }
+    for (int force = 0; force <= v->n_forced; force++) {
+        case_result r;
+        run_case(v, ctx, M, N, K, &tcase->mem, seed, 0, 0, 0, ab, vdist, force, &r);
+        printf("%s %-18s %5ldx%-5ldx%-5ld ",
+               r.not_applicable ? "n/a "
+               : r.skipped      ? "SKIP"
+               : r.pass         ? "PASS"
+                                : "FAIL",
+               v->name, M, N, K);
+        if (force) printf("force=%s ", v->forced_names[force - 1]);
+        if (tcase->scale) printf("alpha=%g beta=%g ", ab.alpha, ab.beta);
+        print_operand_mods("ld", tcase->mem.ld_pad);
+        print_operand_mods("ptr", tcase->mem.offset);
+        if (r.skipped || r.not_applicable) {
+            printf("%s\n", r.message);
+            n->skipped += r.skipped;
+            n->not_applicable += r.not_applicable;
+            continue;
+        }
+        tc_test_line_end(r.ran, r.pass, &r.check, r.message, &n->passed, &n->failed);
+        if (r.ran && r.message[0]) printf("    %s\n", r.message);
+    }
+}
+
+/* The seed of case ci of variant vi. The small cases draw per variant. The large ones (1000^3 and
+ * up: their inputs and FP64 reference are most of --test's time) draw the same inputs for every
+ * variant, and run case by case across the variants (test_order), so that the rows of one input
+ * type in a row reuse the kept problem instead of making and checking it again each. */
+uint64_t tc_gemm_test_seed(uint64_t seed, int vi, int ci, int n_small)
+{
+    return seed * 1000003u + (ci < n_small ? (uint64_t)(vi * 100 + ci) : 1000000u + (uint64_t)ci);
+}
+
+/* The order of --test: every (variant, case) once; each variant's small cases in a row (variant
+ * by variant), then each large case for every variant in turn. Writes n_variants n_cases pairs
+ * (vi, ci) into order[2 k], order[2 k + 1]. */
+void tc_gemm_test_order(int n_variants, int n_cases, int n_small, int *order)
+{
+    int k = 0;
+    for (int vi = 0; vi < n_variants; vi++)
+        for (int ci = 0; ci < n_small && ci < n_cases; ci++)
+            order[2 * k] = vi, order[2 * k + 1] = ci, k++;
+    for (int ci = n_small; ci < n_cases; ci++)
+        for (int vi = 0; vi < n_variants; vi++) order[2 * k] = vi, order[2 * k + 1] = ci, k++;
+}
+
 static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_device_info *dev,
                      void *ctx, tc_input_dist dist)
 {
-    int passed = 0, failed = 0, skipped = 0, not_applicable = 0;
+    test_counts n = {0, 0, 0, 0};
     if (dist != TC_INPUTS_UNIFORM) printf("inputs    : %s\n", dist_descriptions[dist]);
     exact_cc = dev->cc;
+    /* each variant once: can it run here, on which inputs (its notes printed now) */
+    int *runs = (int *)tc_xmalloc((size_t)ch->n_variants * sizeof *runs);
+    tc_input_dist *vdists = (tc_input_dist *)tc_xmalloc((size_t)ch->n_variants * sizeof *vdists);
     for (int vi = 0; vi < ch->n_variants; vi++) {
         const tc_gemm_variant *v = &ch->variants[vi];
+        runs[vi] = 0;
         if (a->variant && !selected(a, ch, v)) continue;
         const char *cannot = variant_cannot_run(v, dev);
         if (cannot) {
             printf("SKIP %-18s %s\n", v->name, cannot);
-            skipped++;
+            n.skipped++;
             continue;
         }
         if (dist_unsupported(v, dist)) { /* declared by the precision: not a skip */
             printf("n/a  %-18s %s (precision %s)\n", v->name, dist_unsupported(v, dist),
                    v->precision);
-            not_applicable++;
+            n.not_applicable++;
             continue;
         }
+        runs[vi] = 1;
         /* a block-scaled row on uniform data would get one scale everywhere (every block's max
          * is near 1), and a scale read from the wrong row, k-tile or block would go unseen: its
          * test inputs are skewed, one exponent per block */
-        const tc_input_dist vdist = v->scaling != TC_GEMM_SCALING_NONE && dist == TC_INPUTS_UNIFORM
-                                        ? TC_INPUTS_SKEWED
-                                        : dist;
-        if (vdist != dist)
+        vdists[vi] = v->scaling != TC_GEMM_SCALING_NONE && dist == TC_INPUTS_UNIFORM
+                         ? TC_INPUTS_SKEWED
+                         : dist;
+        if (vdists[vi] != dist)
             printf("note %-18s block-scaled: tested on skewed inputs (uniform data would give "
                    "every block the same scale)\n",
                    v->name);
@@ -1031,65 +1118,22 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
                 printf("note %-18s no exact check: the record of %s is of sm_%d\n", v->name,
                        v->emulation->model, v->emulation->cc);
         }
-        /* TC_TEST_SMALL=1 (make sanitize): only the small cases */
-        int n_cases = getenv("TC_TEST_SMALL") ? N_SMALL_TEST_CASES : n_test_cases;
-        const int int_out = tc_dtype_is_integer(tc_precision_get(v->precision)->out);
-        for (int ci = 0; ci < n_cases; ci++) {
-            const test_case *tcase = &test_cases[ci];
-            scalars ab = test_scalars[tcase->scale][int_out];
-            long M = tcase->M, N = tcase->N, K = tcase->K;
-            const char *why = tc_gemm_unsupported(v, M, N, K);
-            if (why) {
-                /* The size is outside the variant's documented constraint: the CLI rejects it
-                 * (tests/run_tests.sh checks the exit code); test the nearest supported size. */
-                printf("note %-18s %ldx%ldx%ld rejected as documented (%s); testing ", v->name, M,
-                       N, K, why);
-                M = round_up(M, v->mult_m);
-                N = round_up(N, v->mult_n);
-                K = round_up(K, v->mult_k);
-                printf("%ldx%ldx%ld instead\n", M, N, K);
-            }
-            const long k_verifiable = tc_precision_k_verifiable(tc_precision_get(v->precision));
-            if (K > k_verifiable) {
-                /* The precision cannot tell a lost product from its own rounding at this K: test
-                 * at the largest K it can verify (a multiple of the variant's rule) instead. */
-                long k_test = v->mult_k > 1 ? k_verifiable / v->mult_k * v->mult_k : k_verifiable;
-                if (k_test < 1) k_test = v->mult_k > 1 ? v->mult_k : 1;
-                printf("note %-18s K = %ld is beyond what %s can verify (K <= %ld); testing "
-                       "%ldx%ldx%ld instead\n",
-                       v->name, K, v->precision, k_verifiable, M, N, k_test);
-                K = k_test;
-            }
-            uint64_t seed = a->seed * 1000003u + (uint64_t)(vi * 100 + ci);
-            /* the launcher's own choices, then each forced one on the same problem */
-            for (int force = 0; force <= v->n_forced; force++) {
-                case_result r;
-                run_case(v, ctx, M, N, K, &tcase->mem, seed, 0, 0, 0, ab, vdist, force, &r);
-                printf("%s %-18s %5ldx%-5ldx%-5ld ",
-                       r.not_applicable ? "n/a "
-                       : r.skipped      ? "SKIP"
-                       : r.pass         ? "PASS"
-                                        : "FAIL",
-                       v->name, M, N, K);
-                if (force) printf("force=%s ", v->forced_names[force - 1]);
-                if (tcase->scale) printf("alpha=%g beta=%g ", ab.alpha, ab.beta);
-                print_operand_mods("ld", tcase->mem.ld_pad);
-                print_operand_mods("ptr", tcase->mem.offset);
-                if (r.skipped || r.not_applicable) {
-                    printf("%s\n", r.message);
-                    skipped += r.skipped;
-                    not_applicable += r.not_applicable;
-                    continue;
-                }
-                tc_test_line_end(r.ran, r.pass, &r.check, r.message, &passed, &failed);
-                if (r.ran && r.message[0]) printf("    %s\n", r.message);
-            }
-        }
     }
-    if (not_applicable)
+    /* TC_TEST_SMALL=1 (make sanitize): only the small cases */
+    const int n_cases = getenv("TC_TEST_SMALL") ? N_SMALL_TEST_CASES : n_test_cases;
+    int *order = (int *)tc_xmalloc((size_t)ch->n_variants * n_cases * 2 * sizeof *order);
+    tc_gemm_test_order(ch->n_variants, n_cases, N_SMALL_TEST_CASES, order);
+    for (int k = 0; k < ch->n_variants * n_cases; k++) {
+        const int vi = order[2 * k], ci = order[2 * k + 1];
+        if (!runs[vi]) continue;
+        test_one_case(&ch->variants[vi], ctx, ci,
+                      tc_gemm_test_seed(a->seed, vi, ci, N_SMALL_TEST_CASES), vdists[vi], &n);
+    }
+    free(order), free(runs), free(vdists);
+    if (n.not_applicable)
         printf("%d case%s not applicable: outside what the variant declares (--list)\n",
-               not_applicable, not_applicable > 1 ? "s" : "");
-    return tc_test_finish(ch->name, passed, failed, skipped);
+               n.not_applicable, n.not_applicable > 1 ? "s" : "");
+    return tc_test_finish(ch->name, n.passed, n.failed, n.skipped);
 }
 
 static int mode_default(const tc_gemm_chapter *ch, const tc_args *a, const tc_device_info *dev,

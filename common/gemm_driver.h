@@ -249,6 +249,15 @@ long tc_gemm_exact_mismatches(const tc_gemm_variant *v, const tc_gemm_problem *p
                               const tc_sample *sample, const tc_gemm_host_scales *scales,
                               char *message, size_t size);
 
+/* --test's order and seeds (exported for the CPU tests). tc_gemm_test_order writes every pair
+ * (variant vi < n_variants, case ci < n_cases) once into order[2 k], order[2 k + 1]: each
+ * variant's small cases (ci < n_small) variant by variant, then each large case for every variant
+ * in turn. tc_gemm_test_seed: a small case's inputs are drawn per variant, a large case's (the
+ * costly inputs and FP64 references) the same for every variant, so that the rows of one input
+ * type in a row reuse the kept problem. */
+void tc_gemm_test_order(int n_variants, int n_cases, int n_small, int *order);
+uint64_t tc_gemm_test_seed(uint64_t seed, int vi, int ci, int n_small);
+
 /* NULL if the variant supports M x N x K, else a message naming the constraint. */
 const char *tc_gemm_unsupported(const tc_gemm_variant *v, long M, long N, long K);
 

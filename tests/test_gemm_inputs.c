@@ -2,7 +2,8 @@
  * default is the same stream as before the distributions and host roundings existed (seeds keep
  * their meaning), a precision row with a host rounding (tf32) stores rounded values and keeps the
  * f32 data they came from, and the wide distribution covers its range with exact f32 values.
- * Also the bench CSV file every --bench writes (tc_bench_csv_open). */
+ * Also the bench CSV file every --bench writes (tc_bench_csv_open), the output guards, and
+ * --test's order and seeds (tc_gemm_test_order, tc_gemm_test_seed). */
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include "unit.h"
 
@@ -194,6 +195,50 @@ static int unit_gemm_guards_catch_outside_writes(void)
     return 0;
 }
 
+/* --test's order visits every (variant, case) once, the small cases variant by variant first;
+ * the seeds: a small case's differ between variants and cases, a large case's are one per case
+ * (shared by the variants) and differ from every small one */
+static int unit_gemm_test_order_and_seeds(void)
+{
+    enum { NV = 7, NC = 43, NS = 38 };
+    int order[2 * NV * NC], seen[NV][NC];
+    memset(seen, 0, sizeof seen);
+    tc_gemm_test_order(NV, NC, NS, order);
+    for (int k = 0; k < NV * NC; k++) {
+        const int vi = order[2 * k], ci = order[2 * k + 1];
+        UNIT_CHECK(vi >= 0 && vi < NV && ci >= 0 && ci < NC, "pair %d out of range (%d, %d)", k, vi,
+                   ci);
+        seen[vi][ci]++;
+        if (k < NV * NS) /* the small cases first, variant by variant */
+            UNIT_CHECK(vi == k / NS && ci == k % NS, "pair %d is (%d, %d)", k, vi, ci);
+        else /* then case by case, every variant in turn */
+            UNIT_CHECK(ci == NS + (k - NV * NS) / NV && vi == (k - NV * NS) % NV,
+                       "pair %d is (%d, %d)", k, vi, ci);
+    }
+    for (int vi = 0; vi < NV; vi++)
+        for (int ci = 0; ci < NC; ci++)
+            UNIT_CHECK(seen[vi][ci] == 1, "(%d, %d) visited %d times", vi, ci, seen[vi][ci]);
+    /* TC_TEST_SMALL: n_cases = n_small, only the first part */
+    tc_gemm_test_order(NV, NS, NS, order);
+    for (int k = 0; k < NV * NS; k++)
+        UNIT_CHECK(order[2 * k] == k / NS && order[2 * k + 1] == k % NS, "small-only pair %d", k);
+    for (int vi = 0; vi < NV; vi++)
+        for (int ci = 0; ci < NC; ci++) {
+            const uint64_t s = tc_gemm_test_seed(1, vi, ci, NS);
+            for (int vj = 0; vj < NV; vj++)
+                for (int cj = 0; cj < NC; cj++) {
+                    if (vj == vi && cj == ci) continue;
+                    const int same = tc_gemm_test_seed(1, vj, cj, NS) == s;
+                    const int shared = ci >= NS && cj == ci; /* a large case, another variant */
+                    UNIT_CHECK(same == shared, "seeds of (%d, %d) and (%d, %d): %s", vi, ci, vj, cj,
+                               same ? "equal" : "different");
+                }
+        }
+    UNIT_CHECK(tc_gemm_test_seed(1, 0, 40, NS) != tc_gemm_test_seed(2, 0, 40, NS),
+               "the user's --seed does not change a large case's inputs");
+    return 0;
+}
+
 static const tc_unit tests[] = {
     {.name = "gemm_inputs_uniform_unchanged", .fn = unit_gemm_inputs_uniform_unchanged},
     {.name = "gemm_inputs_f64_full_precision", .fn = unit_gemm_inputs_f64_full_precision},
@@ -201,6 +246,7 @@ static const tc_unit tests[] = {
     {.name = "gemm_inputs_wide_range", .fn = unit_gemm_inputs_wide_range},
     {.name = "bench_csv_open_writes_header", .fn = unit_bench_csv_open_writes_header},
     {.name = "gemm_guards_catch_outside_writes", .fn = unit_gemm_guards_catch_outside_writes},
+    {.name = "gemm_test_order_and_seeds", .fn = unit_gemm_test_order_and_seeds},
 };
 
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }
