@@ -42,7 +42,8 @@
 #                 make test runs it (tests/run_tests.sh), so CI keeps the patches applicable
 #   --list        the selected mutants with their shard, program, kind and estimated seconds, and each
 #                 shard's total (estimates: BUILD/mutants/results' measured times where there are
-#                 some, else 0.25 s per GEMM case and forced run, 40 s per variant otherwise)
+#                 some, else 0.1 s per GEMM case and forced run, 15 s per variant otherwise: an
+#                 H100's times, 2026-12-05)
 #   --build-only  apply and build each selected mutant, run nothing: the "invalid" check on a
 #                 machine without a GPU
 #   --shard i/n   mutant k (0-based, sorted by name, of all of them) belongs to shard (k mod n) + 1
@@ -299,10 +300,10 @@ estimate() { # mutant -> seconds of its --test runs
     for v in ${h_variants[$m]//,/ }; do
         if [ -n "${measured[$p/$v]:-}" ]; then
             t=$((t + measured[$p/$v]))
-        elif is_gemm "$p"; then
-            t=$((t + 3 + 42 * (1 + $(forced_count "$p" "$v")) / 4))
-        else
-            t=$((t + 40))
+        elif is_gemm "$p"; then # H100, 2026-12-05: 54 runs of v5_tmastore in 5.7 s, 7.3 s for fp8_v5's
+            t=$((t + 2 + 43 * (1 + $(forced_count "$p" "$v")) / 10))
+        else # the same run: 10_flash_attention's v2_wgmma 1-3 s a row, 06's whole --test 13 s
+            t=$((t + 15))
         fi
     done
     echo $t
