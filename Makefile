@@ -270,9 +270,11 @@ all: $(LIBCOMMON) $(CPU_TESTS) $(BUILT_PROGRAMS) $(SKIPPED_PROGRAMS:%=skip-%) $(
 # REQUIRE_GPU=1: every skip fails (a GPU run where everything must run); also read from the
 # environment as TC_REQUIRE_GPU
 REQUIRE_GPU ?= $(TC_REQUIRE_GPU)
-# NOBUILD=1: test what BUILD holds without bringing it up to date first (a build made on another
-# machine of the same toolkit, unpacked here: make would rebuild it for the newer sources' times)
-test: $(if $(filter-out 0,$(NOBUILD)),,all) ## build, then run the CPU unit tests, the build of each chapter on its own, the bad-input tests and every chapter's --test (REQUIRE_GPU=1: a skip fails; NOBUILD=1: test BUILD as it is)
+# NOBUILD=1: test, bench or sanitize what BUILD holds without bringing it up to date first (a build
+# made on another machine of the same toolkit, unpacked here: make would rebuild it for the newer
+# sources' times)
+BUILD_FIRST := $(if $(filter-out 0,$(NOBUILD)),,all)
+test: $(BUILD_FIRST) ## build, then run the CPU unit tests, the build of each chapter on its own, the bad-input tests and every chapter's --test (REQUIRE_GPU=1: a skip fails; NOBUILD=1: test BUILD as it is)
 	@TC_REQUIRE_GPU="$(REQUIRE_GPU)" TC_HAVE_CUDNN="$(HAVE_CUDNN)" TC_NVCC="$(NVCC)" tests/run_tests.sh $(BUILD) \
 		$(foreach t,$(CPU_TESTS),--unit $(t)) $(foreach c,$(CHAPTERS),--chapter $(c)) \
 		$(foreach c,$(CHAPTERS),$(if $($(c)_EXAMPLE),--example $(c))) \
@@ -289,7 +291,7 @@ check: test ## alias of test
 QUICK ?=
 bench_quick = $(if $(filter-out 0,$(QUICK)),$(strip $($(notdir $(1))_BENCH_QUICK)))
 bench_item  = '$(1)$(if $(call bench_quick,$(1)),=$(call bench_quick,$(1)))'
-bench: all ## run every program's --bench one after another; table + build/bench.csv, merged with the rows earlier runs left in build/bench/ (QUICK=1: one size per problem, a few minutes)
+bench: $(BUILD_FIRST) ## run every program's --bench one after another; table + build/bench.csv, merged with the rows earlier runs left in build/bench/ (QUICK=1: one size per problem, a few minutes)
 	@TC_BENCH_ORDER="$(strip $(call programs,$(ALL_CHAPTERS)))" tests/bench.sh $(BUILD) \
 		$(foreach i,$(BUILT_ITEMS),$(call bench_item,$(i)))
 
@@ -301,7 +303,7 @@ PNG ?= $(BUILD)/ladder.png
 plot: ## draw the ladder from build/bench.csv: build/ladder.png (one panel per problem) and build/ladder-NN.png per chapter; CSV=... PNG=... for other files (needs python3 with matplotlib)
 	@tests/plot_ladder.sh $(CSV) $(PNG)
 
-sanitize: all ## every chapter's --test (small sizes) under compute-sanitizer's four tools
+sanitize: $(BUILD_FIRST) ## every chapter's --test (small sizes) under compute-sanitizer's four tools
 	@tests/sanitize.sh $(BUILD) $(BUILT_ITEMS)
 
 # compat: not part of test (it takes long). CUDA 12.9 and the newest CUDA 13 come from PyPI into
