@@ -55,11 +55,11 @@ static const char *const v0_forced[] = {"vec4", "scalar"}; /* the softmax's row 
                     .release = hook_v0_unfused_release, .file = "v0_unfused.cuh", .sizes = "any", \
                     .n_forced = 2, .forced_names = v0_forced
 #define V1_HOOKS    .prepare = hook_v1_mma_prepare, .launch = hook_v1_mma_launch, \
-                    .release = hook_v1_mma_release, .file = "v1_mma.cuh", .sizes = "D 64, 128"
+                    .release = hook_plan_release, .file = "v1_mma.cuh", .sizes = "D 64, 128"
 #define V2_HOOKS    .prepare = hook_v2_wgmma_prepare, .launch = hook_v2_wgmma_launch, \
-                    .release = hook_v2_wgmma_release, .file = "v2_wgmma.cuh", .sizes = "D 64, 128"
+                    .release = hook_plan_release, .file = "v2_wgmma.cuh", .sizes = "D 64, 128"
 #define V3_HOOKS    .prepare = hook_v3_pingpong_prepare, .launch = hook_v3_pingpong_launch, \
-                    .release = hook_v3_pingpong_release, .file = "v3_pingpong.cuh", .sizes = "D 64, 128"
+                    .release = hook_plan_release, .file = "v3_pingpong.cuh", .sizes = "D 64, 128"
 #define CUDNN_WHAT  "cuDNN's fused SDPA forward (backend graph API): the baseline"
 #define V0_WHAT     "cuBLAS S = Q K^T (f32), a softmax kernel, cuBLAS O = P V"
 #define V1_WHAT     "FlashAttention-2 on mma.sync: 64x64 tiles, online softmax, P in registers"

@@ -46,6 +46,26 @@ static const char *hook_status(cudaError_t e, const char *why)
     return NULL;
 }
 
+/* A TMA rung's failed prepare: a tensor map the driver refused on a valid problem says the
+ * driver's reason (tma_map_last_error); anything else as hook_status, with the rung's `why` or,
+ * for neither, the shared-memory opt-in that failed. */
+static const char *tma_rung_status(cudaError_t e, const char *why)
+{
+    if (!why && e == cudaErrorInvalidValue && tma_map_last_error()[0]) {
+        static char msg[240];
+        snprintf(msg, sizeof msg, "%s", tma_map_last_error());
+        return msg;
+    }
+    return hook_status(e, why ? why : "the block needs more shared memory than this GPU has");
+}
+
+/* v1, v2 and v3: the plan is one host allocation */
+extern "C" void hook_plan_release(const attn_variant *v, attn_run *r)
+{
+    free(r->plan);
+    r->plan = NULL;
+}
+
 /* ---- v0_unfused: the workspace (S and P) is the plan ------------------------------------------ */
 typedef struct {
     void *ws;
@@ -165,12 +185,6 @@ extern "C" void hook_v1_mma_launch(const attn_variant *v, const attn_run *r, cud
                              : attn_v1_mma_run<__half>(p, stream));
 }
 
-extern "C" void hook_v1_mma_release(const attn_variant *v, attn_run *r)
-{
-    free(r->plan);
-    r->plan = NULL;
-}
-
 /* ---- v2_wgmma -------------------------------------------------------------------------------- */
 template <class T> static const char *prepare_v2(attn_run *r)
 {
@@ -185,12 +199,7 @@ template <class T> static const char *prepare_v2(attn_run *r)
         free(plan);
         const char *why = attn_v2_wgmma_unsupported<T>(r->B, r->H, r->Sq, r->Sk, r->D, Q, r->qs, K,
                                                        r->ks, V, r->vs, O, r->os);
-        if (!why && e == cudaErrorInvalidValue && tma_map_last_error()[0]) {
-            static char msg[240]; /* a map the driver refused: the problem is valid, say why */
-            snprintf(msg, sizeof msg, "%s", tma_map_last_error());
-            return msg;
-        }
-        return hook_status(e, why ? why : "the block needs more shared memory than this GPU has");
+        return tma_rung_status(e, why);
     }
     r->plan = plan;
     snprintf(r->used, sizeof r->used, "wgmma SS + RS, 128x128 tiles, %zu KiB smem",
@@ -210,12 +219,6 @@ extern "C" void hook_v2_wgmma_launch(const attn_variant *v, const attn_run *r, c
                              : attn_v2_wgmma_run<__half>(p, stream));
 }
 
-extern "C" void hook_v2_wgmma_release(const attn_variant *v, attn_run *r)
-{
-    free(r->plan);
-    r->plan = NULL;
-}
-
 /* ---- v3_pingpong -------------------------------------------------------------------------------- */
 template <class T> static const char *prepare_v3(attn_run *r)
 {
@@ -230,12 +233,7 @@ template <class T> static const char *prepare_v3(attn_run *r)
         free(plan);
         const char *why = attn_v3_pingpong_unsupported<T>(r->B, r->H, r->Sq, r->Sk, r->D, Q, r->qs,
                                                           K, r->ks, V, r->vs, O, r->os);
-        if (!why && e == cudaErrorInvalidValue && tma_map_last_error()[0]) {
-            static char msg[240]; /* a map the driver refused: the problem is valid, say why */
-            snprintf(msg, sizeof msg, "%s", tma_map_last_error());
-            return msg;
-        }
-        return hook_status(e, why ? why : "the block needs more shared memory than this GPU has");
+        return tma_rung_status(e, why);
     }
     r->plan = plan;
     snprintf(r->used, sizeof r->used, "wgmma SS + RS, 128x128 tiles, ping-pong, %zu KiB smem",
@@ -254,10 +252,4 @@ extern "C" void hook_v3_pingpong_launch(const attn_variant *v, const attn_run *r
     const attn_v3_pingpong_plan *p = (const attn_v3_pingpong_plan *)r->plan;
     TC_CUDA_CHECK(is_bf16(r) ? attn_v3_pingpong_run<__nv_bfloat16>(p, stream)
                              : attn_v3_pingpong_run<__half>(p, stream));
-}
-
-extern "C" void hook_v3_pingpong_release(const attn_variant *v, attn_run *r)
-{
-    free(r->plan);
-    r->plan = NULL;
 }

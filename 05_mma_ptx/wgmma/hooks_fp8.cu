@@ -160,6 +160,16 @@ extern "C" void hook_fp8_v4_tmastore_launch(const tc_gemm_variant *v, const tc_g
 /* C's type is the row's precision's output: f32, or bf16 */
 static bool bf16_out(const tc_gemm_problem *p) { return p->prec->out == TC_BF16; }
 
+/* f(input, output) with values of the row's two types (e4m3 or e5m2 in, f32 or bf16 out): a
+ * block-scaled row's instantiation, chosen once for its prepare and its launch */
+template <class F>
+static auto with_block_scaled_types(const tc_gemm_variant *v, const tc_gemm_problem *p, F f)
+{
+    if (is_e5m2(v))
+        return bf16_out(p) ? f(__nv_fp8_e5m2(), __nv_bfloat16()) : f(__nv_fp8_e5m2(), float());
+    return bf16_out(p) ? f(__nv_fp8_e4m3(), __nv_bfloat16()) : f(__nv_fp8_e4m3(), float());
+}
+
 template <class T, class OutT> static const char *prepare_fp8_v5(tc_gemm_problem *p)
 {
     wgmma_fp8_v5_blockscaled_plan *plan = new_plan<wgmma_fp8_v5_blockscaled_plan>();
@@ -180,26 +190,17 @@ template <class T, class OutT> static const char *prepare_fp8_v5(tc_gemm_problem
 }
 extern "C" const char *hook_fp8_v5_blockscaled_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
-    if (is_e5m2(v))
-        return bf16_out(p) ? prepare_fp8_v5<__nv_fp8_e5m2, __nv_bfloat16>(p)
-                           : prepare_fp8_v5<__nv_fp8_e5m2, float>(p);
-    return bf16_out(p) ? prepare_fp8_v5<__nv_fp8_e4m3, __nv_bfloat16>(p)
-                       : prepare_fp8_v5<__nv_fp8_e4m3, float>(p);
+    return with_block_scaled_types(
+        v, p, [p](auto in, auto out) { return prepare_fp8_v5<decltype(in), decltype(out)>(p); });
 }
 extern "C" void hook_fp8_v5_blockscaled_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
                                                cudaStream_t stream)
 {
     const wgmma_fp8_v5_blockscaled_plan *plan = (const wgmma_fp8_v5_blockscaled_plan *)p->plan;
-    typedef __nv_bfloat16 bf16;
-    const float a = p->alpha, b = p->beta;
-    cudaError_t e;
-    if (is_e5m2(v))
-        e = bf16_out(p) ? wgmma_fp8_v5_blockscaled_run<__nv_fp8_e5m2, bf16>(plan, a, b, stream)
-                        : wgmma_fp8_v5_blockscaled_run<__nv_fp8_e5m2, float>(plan, a, b, stream);
-    else
-        e = bf16_out(p) ? wgmma_fp8_v5_blockscaled_run<__nv_fp8_e4m3, bf16>(plan, a, b, stream)
-                        : wgmma_fp8_v5_blockscaled_run<__nv_fp8_e4m3, float>(plan, a, b, stream);
-    TC_CUDA_CHECK(e);
+    TC_CUDA_CHECK(with_block_scaled_types(v, p, [=](auto in, auto out) {
+        return wgmma_fp8_v5_blockscaled_run<decltype(in), decltype(out)>(plan, p->alpha, p->beta,
+                                                                         stream);
+    }));
 }
 
 /* ---- fp8_v6_scales_tma ------------------------------------------------------------------------- */
@@ -223,24 +224,15 @@ template <class T, class OutT> static const char *prepare_fp8_v6(tc_gemm_problem
 }
 extern "C" const char *hook_fp8_v6_scales_tma_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
-    if (is_e5m2(v))
-        return bf16_out(p) ? prepare_fp8_v6<__nv_fp8_e5m2, __nv_bfloat16>(p)
-                           : prepare_fp8_v6<__nv_fp8_e5m2, float>(p);
-    return bf16_out(p) ? prepare_fp8_v6<__nv_fp8_e4m3, __nv_bfloat16>(p)
-                       : prepare_fp8_v6<__nv_fp8_e4m3, float>(p);
+    return with_block_scaled_types(
+        v, p, [p](auto in, auto out) { return prepare_fp8_v6<decltype(in), decltype(out)>(p); });
 }
 extern "C" void hook_fp8_v6_scales_tma_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
                                               cudaStream_t stream)
 {
     const wgmma_fp8_v6_scales_tma_plan *plan = (const wgmma_fp8_v6_scales_tma_plan *)p->plan;
-    typedef __nv_bfloat16 bf16;
-    const float a = p->alpha, b = p->beta;
-    cudaError_t e;
-    if (is_e5m2(v))
-        e = bf16_out(p) ? wgmma_fp8_v6_scales_tma_run<__nv_fp8_e5m2, bf16>(plan, a, b, stream)
-                        : wgmma_fp8_v6_scales_tma_run<__nv_fp8_e5m2, float>(plan, a, b, stream);
-    else
-        e = bf16_out(p) ? wgmma_fp8_v6_scales_tma_run<__nv_fp8_e4m3, bf16>(plan, a, b, stream)
-                        : wgmma_fp8_v6_scales_tma_run<__nv_fp8_e4m3, float>(plan, a, b, stream);
-    TC_CUDA_CHECK(e);
+    TC_CUDA_CHECK(with_block_scaled_types(v, p, [=](auto in, auto out) {
+        return wgmma_fp8_v6_scales_tma_run<decltype(in), decltype(out)>(plan, p->alpha, p->beta,
+                                                                        stream);
+    }));
 }
