@@ -60,11 +60,14 @@ static const char *const v0_forced[] = {"vec4", "scalar"}; /* the softmax's row 
                     .release = hook_plan_release, .file = "v2_wgmma.cuh", .sizes = "D 64, 128"
 #define V3_HOOKS    .prepare = hook_v3_pingpong_prepare, .launch = hook_v3_pingpong_launch, \
                     .release = hook_plan_release, .file = "v3_pingpong.cuh", .sizes = "D 64, 128"
+#define V4_HOOKS    .prepare = hook_v4_overlap_prepare, .launch = hook_v4_overlap_launch, \
+                    .release = hook_plan_release, .file = "v4_overlap.cuh", .sizes = "D 64, 128"
 #define CUDNN_WHAT  "cuDNN's fused SDPA forward (backend graph API): the baseline"
 #define V0_WHAT     "cuBLAS S = Q K^T (f32), a softmax kernel, cuBLAS O = P V"
 #define V1_WHAT     "FlashAttention-2 on mma.sync: 64x64 tiles, online softmax, P in registers"
 #define V2_WHAT     "wgmma + TMA ring, producer + 2 consumer warpgroups, 128x128, P from registers"
 #define V3_WHAT     "v2 with the ping-pong: the consumers take turns on the tensor cores (named barriers)"
+#define V4_WHAT     "v3 + overlap in a warpgroup: S of tile j runs beside P V of tile j-1, 3 stages"
 static const attn_variant variants[] = {
     {.name = "cudnn_sdpa",      .precision = "f16f32h",  .min_cc = 80, .description = CUDNN_WHAT, CUDNN_HOOKS},
     {.name = "v0_unfused",      .precision = "f16f32h",  .min_cc = 80, .description = V0_WHAT,
@@ -75,6 +78,8 @@ static const attn_variant variants[] = {
      .description = V2_WHAT, .baseline = "cudnn_sdpa", V2_HOOKS},
     {.name = "v3_pingpong",     .precision = "f16f32h",  .min_cc = 90, .target = "90a",
      .description = V3_WHAT, .baseline = "cudnn_sdpa", V3_HOOKS},
+    {.name = "v4_overlap",      .precision = "f16f32h",  .min_cc = 90, .target = "90a",
+     .description = V4_WHAT, .baseline = "cudnn_sdpa", V4_HOOKS},
     {.name = "cudnn_sdpa_bf16", .precision = "bf16f32b", .min_cc = 80, .description = CUDNN_WHAT, CUDNN_HOOKS},
     {.name = "v0_unfused_bf16", .precision = "bf16f32b", .min_cc = 80, .description = V0_WHAT,
      .baseline = "cudnn_sdpa_bf16", V0_HOOKS},
@@ -84,6 +89,8 @@ static const attn_variant variants[] = {
      .description = V2_WHAT, .baseline = "cudnn_sdpa_bf16", V2_HOOKS},
     {.name = "v3_pingpong_bf16", .precision = "bf16f32b", .min_cc = 90, .target = "90a",
      .description = V3_WHAT, .baseline = "cudnn_sdpa_bf16", V3_HOOKS},
+    {.name = "v4_overlap_bf16", .precision = "bf16f32b", .min_cc = 90, .target = "90a",
+     .description = V4_WHAT, .baseline = "cudnn_sdpa_bf16", V4_HOOKS},
 };
 // clang-format on
 enum { N_VARIANTS = sizeof variants / sizeof variants[0] };
@@ -257,11 +264,11 @@ static void print_list(void)
             printf("%s%s", f ? ", " : " (--test forces: ", v->forced_names[f]);
         printf("%s\n", v->n_forced ? ")" : "");
     }
-    printf("\nEvery row: any B, H <= 65535 (v1-v3: grid), Sq, Sk >= 1 (up to 2^20 from the "
+    printf("\nEvery row: any B, H <= 65535 (v1-v4: grid), Sq, Sk >= 1 (up to 2^20 from the "
            "command line), D 64 or 128,\nQ, K, V, O in BSHD (any strides, rows 16-byte aligned for "
-           "v1-v3), L f32 B x H x Sq. TFLOP/s = 4 B H Sq Sk D / s,\nhalf of it with the causal "
-           "mask. v2_wgmma: sm_90a code (passed --test on an H100; not yet benched); v3_pingpong:\n"
-           "sm_90a code, compiled, not yet run on a GPU.\n");
+           "v1-v4), L f32 B x H x Sq. TFLOP/s = 4 B H Sq Sk D / s,\nhalf of it with the causal "
+           "mask. v2_wgmma: sm_90a code (passed --test on an H100; not yet benched); v3_pingpong,\n"
+           "v4_overlap: sm_90a code, compiled, not yet run on a GPU.\n");
 }
 
 /* ---- one problem on the host -------------------------------------------------------------------

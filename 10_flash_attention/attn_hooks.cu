@@ -7,12 +7,14 @@
  *   v0_unfused   v0_unfused.cuh   (cuBLAS, the handle made here once)
  *   v1_mma       v1_mma.cuh
  *   v2_wgmma     v2_wgmma.cuh     (sm_90a: the plan holds tensor maps, 128-byte aligned)
- *   v3_pingpong  v3_pingpong.cuh  (sm_90a: likewise) */
+ *   v3_pingpong  v3_pingpong.cuh  (sm_90a: likewise)
+ *   v4_overlap   v4_overlap.cuh   (sm_90a: likewise) */
 #include "attn_variant.h"
 #include "v0_unfused.cuh"
 #include "v1_mma.cuh"
 #include "v2_wgmma.cuh"
 #include "v3_pingpong.cuh"
+#include "v4_overlap.cuh"
 
 #include "check.h"
 
@@ -59,7 +61,7 @@ static const char *tma_rung_status(cudaError_t e, const char *why)
     return hook_status(e, why ? why : "the block needs more shared memory than this GPU has");
 }
 
-/* v1, v2 and v3: the plan is one host allocation */
+/* v1 to v4: the plan is one host allocation */
 extern "C" void hook_plan_release(const attn_variant *v, attn_run *r)
 {
     free(r->plan);
@@ -252,4 +254,40 @@ extern "C" void hook_v3_pingpong_launch(const attn_variant *v, const attn_run *r
     const attn_v3_pingpong_plan *p = (const attn_v3_pingpong_plan *)r->plan;
     TC_CUDA_CHECK(is_bf16(r) ? attn_v3_pingpong_run<__nv_bfloat16>(p, stream)
                              : attn_v3_pingpong_run<__half>(p, stream));
+}
+
+/* ---- v4_overlap --------------------------------------------------------------------------------- */
+template <class T> static const char *prepare_v4(attn_run *r)
+{
+    attn_v4_overlap_plan *plan = (attn_v4_overlap_plan *)tma_host_calloc(sizeof *plan);
+    if (!plan) return "out of host memory";
+    const T *Q = (const T *)r->q, *K = (const T *)r->k, *V = (const T *)r->v;
+    T *O = (T *)r->o;
+    const cudaError_t e =
+        attn_v4_overlap_prepare<T>(plan, r->B, r->H, r->Sq, r->Sk, r->D, Q, r->qs, K, r->ks, V,
+                                   r->vs, O, r->os, r->l, r->causal, r->scale);
+    if (e != cudaSuccess) {
+        free(plan);
+        const char *why = attn_v4_overlap_unsupported<T>(r->B, r->H, r->Sq, r->Sk, r->D, Q, r->qs,
+                                                         K, r->ks, V, r->vs, O, r->os);
+        return tma_rung_status(e, why);
+    }
+    r->plan = plan;
+    snprintf(r->used, sizeof r->used,
+             "wgmma SS + RS, 128x128 tiles, ping-pong, S of j+1 over softmax j, %zu KiB smem",
+             plan->smem / 1024);
+    return NULL;
+}
+
+extern "C" const char *hook_v4_overlap_prepare(const attn_variant *v, attn_run *r)
+{
+    return is_bf16(r) ? prepare_v4<__nv_bfloat16>(r) : prepare_v4<__half>(r);
+}
+
+extern "C" void hook_v4_overlap_launch(const attn_variant *v, const attn_run *r,
+                                       cudaStream_t stream)
+{
+    const attn_v4_overlap_plan *p = (const attn_v4_overlap_plan *)r->plan;
+    TC_CUDA_CHECK(is_bf16(r) ? attn_v4_overlap_run<__nv_bfloat16>(p, stream)
+                             : attn_v4_overlap_run<__half>(p, stream));
 }

@@ -67,7 +67,7 @@ void attn_hooks_fini(void *libs);
 const char *hook_v0_unfused_prepare(const attn_variant *v, attn_run *r);
 void hook_v0_unfused_launch(const attn_variant *v, const attn_run *r, cudaStream_t stream);
 void hook_v0_unfused_release(const attn_variant *v, attn_run *r);
-/* v1, v2, v3: free the plan */
+/* v1 to v4: free the plan */
 void hook_plan_release(const attn_variant *v, attn_run *r);
 /* v0's softmax step alone, on the scores its last launch left (the bandwidth row of --bench);
  * bytes: what it must move (S read once, P and L written) */
@@ -81,6 +81,8 @@ const char *hook_v2_wgmma_prepare(const attn_variant *v, attn_run *r);
 void hook_v2_wgmma_launch(const attn_variant *v, const attn_run *r, cudaStream_t stream);
 const char *hook_v3_pingpong_prepare(const attn_variant *v, attn_run *r);
 void hook_v3_pingpong_launch(const attn_variant *v, const attn_run *r, cudaStream_t stream);
+const char *hook_v4_overlap_prepare(const attn_variant *v, attn_run *r);
+void hook_v4_overlap_launch(const attn_variant *v, const attn_run *r, cudaStream_t stream);
 
 /* cuDNN (attn_cudnn.c): loaded at run time; 0, or -1 with the reason (the rows then skip) */
 int attn_cudnn_init(char *why, size_t why_size);
