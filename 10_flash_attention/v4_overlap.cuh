@@ -13,7 +13,10 @@
  *     The running max of tile j is known before that, so the order is: softmax of S_j (max, exp,
  *     sums, alpha), wait for P V of tile j - 1, O *= alpha, pack P_j;
  *   - turn j = 0 issues only S of tile 0 and turn n_tiles only the last P V: n_tiles + 1 turns per
- *     consumer, one loop over j = 0 .. n_tiles; consumer 1 still skips its last arrival;
+ *     consumer, the first and the last peeled off the loop; consumer 1 still skips its last
+ *     arrival;
+ *   - a branch on the softmax's result (never taken) keeps ptxas from hoisting the wait for P V
+ *     above the softmax: without it the SASS waited first, and nothing overlapped;
  *   - tile j - 1's stage is released one turn later than in v3 (its V is read by turn j), so the
  *     ring has 3 stages, not 2: with 2 the producer could load tile j + 1 only after turn j's P V,
  *     and the copy would be exposed. D = 128: 32 + 3 x 64 KiB = 224 KiB of the 227 a block may have;
@@ -297,10 +300,18 @@ __global__ void __launch_bounds__(ATTN_V4_THREADS, 1)
                 issue_s(stage_k(j));
                 issue_pv(stage_k(j - 1) + Cfg::KV_BYTES);
                 named_bar_arrive(bar_other, ATTN_V4_TURN_THREADS);
-                /* S is the older group: at most one pending (P V) means S is done */
+                /* wait_group 1: all but the most recent group (P V) are complete: S is done */
                 wgmma_wait_group<1>();
                 wgmma_fence_operand(sc);
                 softmax(j, alpha); /* runs while this warpgroup's P V does */
+                /* ... if the wait below stays below it: ptxas's scheduler hoists a wgmma wait to
+                 * the top of its basic block (the softmax then runs after P V, not beside it, as
+                 * the SASS of the first version showed). A branch on the softmax's result ends
+                 * the block. l >= 0 always, and NaN compares false: the exit is never taken */
+                if (__any_sync(0xffffffffu, l[0] < 0.0f || l[1] < 0.0f)) {
+                    wgmma_wait_group<0>(); /* no warp leaves with a product in flight */
+                    asm volatile("exit;");
+                }
                 wgmma_wait_group<0>();
                 wgmma_fence_operand(o);
                 attn_fence_a(p);                                  /* the old P is read */
