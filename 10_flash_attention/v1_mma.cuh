@@ -173,13 +173,13 @@ __global__ void __launch_bounds__(ATTN_V1_THREADS)
             mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
             /* a row with no key yet keeps max -inf: exponents against 0 then give 0, not NaN */
             const float m_use = mx == -CUDART_INF_F ? 0.0f : mx * scale_log2;
-            const float alpha = mx == -CUDART_INF_F ? 1.0f : exp2f(m[r] * scale_log2 - m_use);
+            const float alpha = mx == -CUDART_INF_F ? 1.0f : attn_exp2(m[r] * scale_log2 - m_use);
             float rowsum = 0.0f;
 #pragma unroll
             for (int nb = 0; nb < Cfg::NB_S; nb++)
 #pragma unroll
                 for (int e = 2 * r; e < 2 * r + 2; e++) {
-                    s[nb][e] = exp2f(fmaf(s[nb][e], scale_log2, -m_use));
+                    s[nb][e] = attn_exp2(fmaf(s[nb][e], scale_log2, -m_use));
                     rowsum += s[nb][e];
                 }
             l[r] = alpha * l[r] + rowsum;

@@ -45,7 +45,7 @@
 #ifndef ATTN_V3_PINGPONG_CUH
 #define ATTN_V3_PINGPONG_CUH
 
-#include "attn_tile.cuh"  /* attn_pack2, attn_rows_aligned */
+#include "attn_tile.cuh"  /* attn_pack2, attn_rows_aligned, attn_exp2 */
 #include "attn_wgmma.cuh" /* register-A wgmma, the MN-major descriptor, the 4-D TMA */
 
 #include "wgmma_parts.cuh" /* align_1024, release_stage, setmaxnreg split, tma_dtype, checks */
@@ -229,14 +229,14 @@ __global__ void __launch_bounds__(ATTN_V3_THREADS, 1)
                 mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
                 /* a row with no key yet keeps max -inf: exponents against 0 then give 0, not NaN */
                 const float m_use = mx == -CUDART_INF_F ? 0.0f : mx * scale_log2;
-                const float alpha = mx == -CUDART_INF_F ? 1.0f : exp2f(m[r] * scale_log2 - m_use);
+                const float alpha = mx == -CUDART_INF_F ? 1.0f : attn_exp2(m[r] * scale_log2 - m_use);
                 float rowsum = 0.0f;
 #pragma unroll
                 for (int c = 0; c < Cfg::S_ACC / 4; c++)
 #pragma unroll
                     for (int e = 0; e < 2; e++) {
                         float &x = sc[4 * c + 2 * r + e];
-                        x = exp2f(fmaf(x, scale_log2, -m_use));
+                        x = attn_exp2(fmaf(x, scale_log2, -m_use));
                         rowsum += x;
                     }
                 l[r] = alpha * l[r] + rowsum;
