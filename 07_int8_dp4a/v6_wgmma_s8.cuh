@@ -13,7 +13,7 @@
  *   - no promotion: int32 sums are exact, so unlike chapter 05's FP8 rungs (the same shapes and
  *     the same pipeline) the tensor cores' accumulators run over the whole of K.
  * It is chapter 05's v4_cluster (common/wgmma_v4_cluster.cuh) with three differences: 128 x 128
- * tiles (the integer wgmma's widest n is 224, not 256), int accumulators, and an int32 epilogue
+ * tiles (m64n256k32.s32 exists too: 128 x 256 is untried), int accumulators, and an int32 epilogue
  * whose alpha and beta are integers (the product wraps modulo 2^32, as the other rungs').
  *
  * Problem: C = alpha * A * B + beta * C with integer alpha, beta (beta == 0 never reads C); A

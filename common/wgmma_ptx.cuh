@@ -285,7 +285,8 @@ WGMMA_DEFINE(wgmma_m64n256k32_f32_e5m2, 256, 32, 128, WGMMA_D_REGS_128, WGMMA_D_
 
 /* ---- wgmma.mma_async m64n128k32 .s32.s8.s8: int8 in, exact int32 accumulate ------------------
  * The same D layout as the f32 forms, in int32 registers; no scale or transpose immediates (the
- * integer forms have none), A and B K-major. The integer shapes stop at n = 224: no m64n256. */
+ * integer forms have none), A and B K-major. Only n = 128 is wrapped (the integer forms reach
+ * m64n256k32 too; ptxas refuses n = 232, not 240 or 256). */
 #define WGMMA_D_IOPERANDS_64(d) \
     "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), \
     "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), \
