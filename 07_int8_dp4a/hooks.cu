@@ -17,6 +17,7 @@
 #include "v4_wmma_s8.cuh"
 #include "v5_mma_s8.cuh"
 #include "v6_wgmma_s8.cuh"
+#include "v7_wgmma_s8_wide.cuh"
 
 #include <stdlib.h>
 
@@ -152,4 +153,28 @@ extern "C" void hook_v6_wgmma_s8_launch(const tc_gemm_variant *v, const tc_gemm_
 {
     const i8_v6_wgmma_s8_plan *plan = (const i8_v6_wgmma_s8_plan *)p->plan;
     TC_CUDA_CHECK(i8_v6_wgmma_s8_run(plan, (int)p->alpha, (int)p->beta, stream));
+}
+
+/* ---- v7_wgmma_s8_wide (sm_90a) ---------------------------------------------------------------- */
+/* forced (--test): a persistent grid of one cluster, which walks every unit */
+extern "C" const char *hook_v7_wgmma_s8_wide_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    i8_v7_wgmma_s8_wide_plan *plan = (i8_v7_wgmma_s8_wide_plan *)tma_host_calloc(sizeof *plan);
+    if (!plan) return "out of host memory";
+    const int8_t *A = (const int8_t *)p->d_a, *B = (const int8_t *)p->d_b;
+    const cudaError_t e = i8_v7_wgmma_s8_wide_prepare_clusters(
+        plan, p->force == 1 ? 1 : 0, p->M, p->N, p->K, A, p->lda, B, p->ldb, (int *)p->d_c, p->ldc);
+    if (e != cudaSuccess) {
+        free(plan);
+        return hook_status(e,
+                           i8_v7_wgmma_s8_wide_unsupported(p->M, p->N, p->K, A, p->lda, B, p->ldb));
+    }
+    p->plan = plan;
+    return NULL;
+}
+extern "C" void hook_v7_wgmma_s8_wide_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                                             cudaStream_t stream)
+{
+    const i8_v7_wgmma_s8_wide_plan *plan = (const i8_v7_wgmma_s8_wide_plan *)p->plan;
+    TC_CUDA_CHECK(i8_v7_wgmma_s8_wide_run(plan, (int)p->alpha, (int)p->beta, stream));
 }

@@ -93,7 +93,8 @@ static void sgemm_release(const tc_gemm_variant *v, tc_gemm_problem *p)
     INT8(.precision = "i8i32", .baseline = "cublas_i8i32", .release = hook_release_plan,           \
          __VA_ARGS__)
 
-/* the run-time choice --test forces: v6's persistent grid of one cluster (every unit walked) */
+/* the run-time choice --test forces: v6's and v7's persistent grid of one cluster (every unit
+ * walked) */
 static const char *const one_cluster[] = {"1cluster"};
 
 static const tc_gemm_variant variants[] = {
@@ -124,6 +125,11 @@ static const tc_gemm_variant variants[] = {
          .prepare = hook_v6_wgmma_s8_prepare, .launch = hook_v6_wgmma_s8_launch,
          .n_forced = 1, .forced_names = one_cluster,
          .description = "wgmma m64n128k32 s8, TMA ring, warp-specialised, persistent, clusters"),
+    RUNG(.name = "v7_wgmma_s8_wide", .min_cc = 90, .target = "90a", .mult_k = 16,
+         .align_ab = {.ptr = 16, .ld = 16},
+         .prepare = hook_v7_wgmma_s8_wide_prepare, .launch = hook_v7_wgmma_s8_wide_launch,
+         .n_forced = 1, .forced_names = one_cluster,
+         .description = "v6 on 128x256 tiles: wgmma m64n256k32 s8, 4 stages of 48 KiB"),
 };
 // clang-format on
 
@@ -132,7 +138,7 @@ int main(int argc, char **argv)
     static const tc_gemm_chapter chapter = {
         .name = "07_int8_gemm",
         .summary = "the INT8 GEMM ladder (int8 in, int32 out, exact): int32 multiply-add, __dp4a, "
-                   "register-blocked __dp4a, WMMA s8, mma.sync m16n8k32",
+                   "register-blocked __dp4a, WMMA s8, mma.sync m16n8k32, wgmma",
         .variants = variants,
         .n_variants = TC_COUNT(variants),
         .min_cc = 75,

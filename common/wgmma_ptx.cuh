@@ -13,6 +13,7 @@
  *                            m64nNk8.f32.tf32 and m64nNk32.f32.{e4m3,e5m2}: D (+)= A B;
  *                            wgmma_op<T, N> picks one by type
  *   wgmma_m64n128k32_s32_s8  m64n128k32.s32.s8.s8: int8 in, exact int32 sums (chapter 07)
+ *   wgmma_m64n256k32_s32_s8  the same, n = 256 (chapter 07's v7)
  *   mbar_init, mbar_arrive, mbar_arrive_expect_tx, mbar_wait, mbar_arrive_cluster
  *                            mbarrier.init / arrive / arrive.expect_tx / try_wait.parity; an
  *                            arrive on the same barrier of another CTA of the cluster (mapa)
@@ -283,10 +284,10 @@ WGMMA_DEFINE(wgmma_m64n128k32_f32_e5m2, 128, 32, 64, WGMMA_D_REGS_64, WGMMA_D_OP
 WGMMA_DEFINE(wgmma_m64n256k32_f32_e5m2, 256, 32, 128, WGMMA_D_REGS_128, WGMMA_D_OPERANDS_128, "e5m2", 128, 129, 130, __nv_fp8_e5m2, "1, 1")
 #undef WGMMA_DEFINE
 
-/* ---- wgmma.mma_async m64n128k32 .s32.s8.s8: int8 in, exact int32 accumulate ------------------
+/* ---- wgmma.mma_async m64n128k32 and m64n256k32 .s32.s8.s8: int8 in, exact int32 accumulate ----
  * The same D layout as the f32 forms, in int32 registers; no scale or transpose immediates (the
- * integer forms have none), A and B K-major. Only n = 128 is wrapped (the integer forms reach
- * m64n256k32 too; ptxas refuses n = 232, not 240 or 256). */
+ * integer forms have none), A and B K-major. (The integer shapes are not every n: ptxas takes
+ * n = 224, 240 and 256 and refuses 232.) */
 #define WGMMA_D_IOPERANDS_64(d) \
     "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), \
     "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), \
@@ -296,6 +297,24 @@ WGMMA_DEFINE(wgmma_m64n256k32_f32_e5m2, 256, 32, 128, WGMMA_D_REGS_128, WGMMA_D_
     "+r"(d[40]), "+r"(d[41]), "+r"(d[42]), "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]), "+r"(d[47]), \
     "+r"(d[48]), "+r"(d[49]), "+r"(d[50]), "+r"(d[51]), "+r"(d[52]), "+r"(d[53]), "+r"(d[54]), "+r"(d[55]), \
     "+r"(d[56]), "+r"(d[57]), "+r"(d[58]), "+r"(d[59]), "+r"(d[60]), "+r"(d[61]), "+r"(d[62]), "+r"(d[63])
+
+#define WGMMA_D_IOPERANDS_128(d) \
+    "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), \
+    "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), \
+    "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), \
+    "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]), \
+    "+r"(d[32]), "+r"(d[33]), "+r"(d[34]), "+r"(d[35]), "+r"(d[36]), "+r"(d[37]), "+r"(d[38]), "+r"(d[39]), \
+    "+r"(d[40]), "+r"(d[41]), "+r"(d[42]), "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]), "+r"(d[47]), \
+    "+r"(d[48]), "+r"(d[49]), "+r"(d[50]), "+r"(d[51]), "+r"(d[52]), "+r"(d[53]), "+r"(d[54]), "+r"(d[55]), \
+    "+r"(d[56]), "+r"(d[57]), "+r"(d[58]), "+r"(d[59]), "+r"(d[60]), "+r"(d[61]), "+r"(d[62]), "+r"(d[63]), \
+    "+r"(d[64]), "+r"(d[65]), "+r"(d[66]), "+r"(d[67]), "+r"(d[68]), "+r"(d[69]), "+r"(d[70]), "+r"(d[71]), \
+    "+r"(d[72]), "+r"(d[73]), "+r"(d[74]), "+r"(d[75]), "+r"(d[76]), "+r"(d[77]), "+r"(d[78]), "+r"(d[79]), \
+    "+r"(d[80]), "+r"(d[81]), "+r"(d[82]), "+r"(d[83]), "+r"(d[84]), "+r"(d[85]), "+r"(d[86]), "+r"(d[87]), \
+    "+r"(d[88]), "+r"(d[89]), "+r"(d[90]), "+r"(d[91]), "+r"(d[92]), "+r"(d[93]), "+r"(d[94]), "+r"(d[95]), \
+    "+r"(d[96]), "+r"(d[97]), "+r"(d[98]), "+r"(d[99]), "+r"(d[100]), "+r"(d[101]), "+r"(d[102]), "+r"(d[103]), \
+    "+r"(d[104]), "+r"(d[105]), "+r"(d[106]), "+r"(d[107]), "+r"(d[108]), "+r"(d[109]), "+r"(d[110]), "+r"(d[111]), \
+    "+r"(d[112]), "+r"(d[113]), "+r"(d[114]), "+r"(d[115]), "+r"(d[116]), "+r"(d[117]), "+r"(d[118]), "+r"(d[119]), \
+    "+r"(d[120]), "+r"(d[121]), "+r"(d[122]), "+r"(d[123]), "+r"(d[124]), "+r"(d[125]), "+r"(d[126]), "+r"(d[127])
 
 static __device__ __forceinline__ void wgmma_m64n128k32_s32_s8(int (&d)[64], uint64_t desc_a,
                                                                uint64_t desc_b, int scale_d)
@@ -307,6 +326,19 @@ static __device__ __forceinline__ void wgmma_m64n128k32_s32_s8(int (&d)[64], uin
                  "{" WGMMA_D_REGS_64 "}, %64, %65, p;\n"
                  "}\n"
                  : WGMMA_D_IOPERANDS_64(d)
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+
+static __device__ __forceinline__ void wgmma_m64n256k32_s32_s8(int (&d)[128], uint64_t desc_a,
+                                                               uint64_t desc_b, int scale_d)
+{
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.b32 p, %130, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8 "
+                 "{" WGMMA_D_REGS_128 "}, %128, %129, p;\n"
+                 "}\n"
+                 : WGMMA_D_IOPERANDS_128(d)
                  : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
 // clang-format on
