@@ -32,11 +32,11 @@ void hook_v4_wmma_s8_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
 const char *hook_v5_mma_s8_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void hook_v5_mma_s8_launch(const tc_gemm_variant *v, const tc_gemm_problem *p, cudaStream_t stream);
 const char *hook_v6_wgmma_s8_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
+void hook_v6_wgmma_s8_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                             cudaStream_t stream);
 const char *hook_v7_wgmma_s8_wide_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void hook_v7_wgmma_s8_wide_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
                                   cudaStream_t stream);
-void hook_v6_wgmma_s8_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
-                             cudaStream_t stream);
 /* frees the plan a prepare() stored (every rung) */
 void hook_release_plan(const tc_gemm_variant *v, tc_gemm_problem *p);
 

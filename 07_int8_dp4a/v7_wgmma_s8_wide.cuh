@@ -3,10 +3,11 @@
  *
  * Rung v7 of chapter 07's INT8 GEMM ladder (int8 in, int32 accumulate and out, exact).
  * Parent: v6_wgmma_s8 (v6_wgmma_s8.cuh). What changes, and why it should be faster:
- *   - a consumer warpgroup issues m64n256k32 instead of m64n128k32: per k-tile the block reads
- *     A's 16 KiB and B's 32 KiB for 128 x 256 outputs, 1.5 bytes of shared memory per output
- *     where v6 reads 2 (16 + 16 KiB for 128 x 128), and the tensor cores get one instruction
- *     of twice the work per k-step (fewer issue slots, fewer barrier rounds per output);
+ *   - a consumer warpgroup issues m64n256k32 instead of m64n128k32: per k-tile the TMA brings
+ *     A's 16 KiB and B's 32 KiB for 128 x 256 outputs, 1.5 bytes per output where v6 brings 2
+ *     (16 + 16 KiB for 128 x 128), the wgmma read 2.5 bytes of shared memory per output (each
+ *     consumer reads all of B) where v6's read 3, and the tensor cores get one instruction of
+ *     twice the work per k-step (fewer issue slots, fewer barrier rounds per output);
  *   - 128 int32 accumulators per consumer thread (64 in v6), within the 232 setmaxnreg gives;
  *   - the ring: 4 stages of 48 KiB (v6: 6 of 32), the same 192 KiB;
  *   - the cluster's B multicast slices are 128 rows (v6: 64), each block loading half of B's 256.
