@@ -227,9 +227,9 @@ double tc_exact_dot(tc_fmt in, tc_fmt out, const uint32_t *a, const uint32_t *b,
 /* ---- the record ------------------------------------------------------------------------------ */
 /* The fits chapter 08 recorded on an NVIDIA H200 (compute capability 9.0, CUDA 13.0; 08's NOTES
  * and WGMMA.md print them as model lines), by 08_tc_numerics variant name: "f16f32" .. "e5m2f16"
- * (mma.sync) and "wg_f16f32" .. "wg_e5m2f16" (wgmma); NULL for any other name. 08's --test checks
- * on such a GPU that the probes still find them; the GEMM driver checks kernels against them bit
- * for bit (tc_gemm_emulation, gemm_driver.h). */
+ * (mma.sync) and "wg_f16f32" .. "wg_e5m2f16" (wgmma); NULL for any other name. 08's --test fits
+ * afresh on the GPU it runs on (it does not compare with these); the GEMM driver checks kernels
+ * against them bit for bit (tc_gemm_emulation, gemm_driver.h). */
 const tc_model_params *tc_model_recorded_sm90(const char *variant);
 
 /* ---- random inputs for the search --------------------------------------------------------- */
