@@ -7,7 +7,7 @@
  * replaced. What changes:
  *   - the split (tf32_v5_split). Each f32 input x becomes big = tf32(x) and small = tf32(x - big)
  *     (x - big is exact in f32), so x = big + small + r with |small| <= 2^-11 |x| and
- *     |r| <= 2^-23 |x|: together they hold 22 of x's 24 significant bits. Then
+ *     |r| <= 2^-23 |x|: together they hold 23 of x's 24 significant bits. Then
  *         a*b ~ big_a*big_b + big_a*small_b + small_a*big_b        (3 tensor-core mmas)
  *     small_a*small_b can go: it is at most 2^-22 |a b|, the size of the error f32 itself makes
  *     when it adds that product to a running sum. With r, every product is within 2^-21 |a b| of
