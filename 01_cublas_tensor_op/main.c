@@ -112,21 +112,21 @@ static const tc_cublas_mode m_f32_bf16x9_eager = {
 
 /* The variant table: --list, --variant, --test and --bench all come from it. */
 static const tc_gemm_variant variants[] = {
-    MODE(.name = "f32_pedantic",  .precision = "f32",      .min_cc = 70, .impl = &m_f32_pedantic,
+    MODE(.name = "f32_pedantic",  .precision = "f32",      .min_cc = 75, .impl = &m_f32_pedantic,
          .description = "FP32 on CUDA cores, COMPUTE_32F_PEDANTIC (the baseline)"),
-    MODE(.name = "f32_default",   .precision = "f32",      .min_cc = 70, .impl = &m_f32_default,
+    MODE(.name = "f32_default",   .precision = "f32",      .min_cc = 75, .impl = &m_f32_default,
          .description = "FP32, COMPUTE_32F, default math mode (still CUDA cores)"),
     MODE(.name = "tf32_compute",  .precision = "f32_tf32", .min_cc = 80, .impl = &m_tf32_compute,
          .description = "f32 data, COMPUTE_32F_FAST_TF32 (TF32 tensor cores)"),
     MODE(.name = "tf32_mathmode", .precision = "f32_tf32", .min_cc = 80, .impl = &m_tf32_mathmode,
          .description = "f32 data, COMPUTE_32F + CUBLAS_TF32_TENSOR_OP_MATH"),
-    MODE(.name = "f32_fast_16f",  .precision = "f32_f16",  .min_cc = 70, .impl = &m_fast_16f,
+    MODE(.name = "f32_fast_16f",  .precision = "f32_f16",  .min_cc = 75, .impl = &m_fast_16f,
          .description = "f32 data, COMPUTE_32F_FAST_16F (f16 tensor cores)"),
     MODE(.name = "f32_fast_16bf", .precision = "f32_bf16", .min_cc = 80, .impl = &m_fast_16bf,
          .description = "f32 data, COMPUTE_32F_FAST_16BF (bf16 tensor cores)"),
-    MODE(.name = "f16_f32",       .precision = "f16f32",   .min_cc = 70, .impl = &m_f16_f32,
+    MODE(.name = "f16_f32",       .precision = "f16f32",   .min_cc = 75, .impl = &m_f16_f32,
          .description = "f16 A,B -> f32 C, COMPUTE_32F"),
-    MODE(.name = "f16_f16",       .precision = "f16f16",   .min_cc = 70, .impl = &m_f16_f16,
+    MODE(.name = "f16_f16",       .precision = "f16f16",   .min_cc = 75, .impl = &m_f16_f16,
          .description = "f16 A,B -> f16 C, COMPUTE_16F (f16 accumulate)"),
     MODE(.name = "bf16_f32",      .precision = "bf16f32",  .min_cc = 80, .impl = &m_bf16_f32,
          .description = "bf16 A,B -> f32 C, COMPUTE_32F"),
@@ -137,9 +137,9 @@ static const tc_gemm_variant variants[] = {
          .mult_m = 16, .mult_n = 16, .mult_k = 16, .align_ab = {.ptr = 16, .ld = 16},
          .align_c = {.ptr = 16, .ld = 64}, /* cuBLASLt: every ld a multiple of 16 elements */
          .description = "fp8 e4m3 A,B -> f32 C, cublasLtMatmul (TN only)"),
-    MODE(.name = "f64",           .precision = "f64",      .min_cc = 70, .impl = &tc_cublas_f64,
+    MODE(.name = "f64",           .precision = "f64",      .min_cc = 75, .impl = &tc_cublas_f64,
          .description = "f64 A,B,C, COMPUTE_64F (DGEMM)"),
-    MODE(.name = "f64_pedantic",  .precision = "f64",      .min_cc = 70, .impl = &m_f64_pedantic,
+    MODE(.name = "f64_pedantic",  .precision = "f64",      .min_cc = 75, .impl = &m_f64_pedantic,
          .description = "f64 A,B,C, COMPUTE_64F_PEDANTIC"),
 #if CUBLAS_VER_MAJOR >= 13
     MODE(.name = "f64_emu_default", .precision = "f64",    .min_cc = 75, .impl = &m_f64_fixedpoint,
@@ -177,7 +177,7 @@ int main(int argc, char **argv)
         .n_variants = TC_COUNT(variants),
         .bench_extras = bench_extras,
         .n_bench_extras = TC_COUNT(bench_extras),
-        .min_cc = 70,
+        .min_cc = 75,
         .init = tc_cublas_chapter_init,
     };
     return tc_gemm_main(argc, argv, &chapter);
