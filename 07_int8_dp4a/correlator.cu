@@ -44,7 +44,7 @@
  *   stations, both polarisations: whole baselines) and does 4 FFMA per complex multiply-add:
  *   re += ar*br + ai*bi, im += ai*br - ar*bi. Float negation is exact, so the conjugate costs
  *   nothing. Exact only while every partial sum stays an integer <= 2^24 in magnitude (the host
- *   checks which outputs that guarantees; full-range random data keeps it up to about T = 1400).
+ *   checks which outputs that guarantees; full-range random data keeps it up to about T = 1500, as the README says).
  *
  * dp4a: the same tiling with __dp4a, which multiplies four int8 pairs and adds them to an int32
  *   (4 multiply-adds per instruction, exact). Two time samples of a receiver are packed as one

@@ -7,7 +7,8 @@
  *
  *   v1_int32          v1_int32.cuh             v4_wmma_s8   v4_wmma_s8.cuh
  *   v2_dp4a_smem      v2_dp4a_smem.cuh         v5_mma_s8    v5_mma_s8.cuh
- *   v3_dp4a_regblock  v3_dp4a_regblock.cuh */
+ *   v3_dp4a_regblock  v3_dp4a_regblock.cuh     v6_wgmma_s8  v6_wgmma_s8.cuh (sm_90a)
+ *   v7_wgmma_s8_wide  v7_wgmma_s8_wide.cuh (sm_90a) */
 #include "int8_gemm.h"
 
 #include "gemm_hooks.h"

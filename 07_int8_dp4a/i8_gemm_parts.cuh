@@ -8,7 +8,7 @@
  * i.e. stored N x K, K-contiguous; C M x N row-major int32; integer alpha and beta):
  *   v1_int32 (v1_int32.cuh) -> v2_dp4a_smem (v2_dp4a_smem.cuh) ->
  *   v3_dp4a_regblock (v3_dp4a_regblock.cuh) -> v4_wmma_s8 (v4_wmma_s8.cuh) ->
- *   v5_mma_s8 (v5_mma_s8.cuh)
+ *   v5_mma_s8 (v5_mma_s8.cuh) -> v6_wgmma_s8 (v6_wgmma_s8.cuh) -> v7_wgmma_s8_wide (v7_wgmma_s8_wide.cuh)
  *
  * Why integers are exact: an int8 product lies in [-16256, 16384], so int32 holds any sum of up
  * to 2^17 - 1 = 131071 of them (2^17 products of -128 * -128 make 2^31, one past INT32_MAX); the

@@ -1,5 +1,5 @@
 /* 07_int8_dp4a/int8_gemm.h - the INT8 GEMM ladder's rungs as hooks of the GEMM driver's variant
- * table (common/gemm_driver.h): hooks.cu binds each rung (v1_int32.cuh .. v5_mma_s8.cuh) to its
+ * table (common/gemm_driver.h): hooks.cu binds each rung (v1_int32.cuh .. v7_wgmma_s8_wide.cuh) to its
  * plain launcher. Every variant computes C = alpha*A*B + beta*C with A row-major M x K int8, B
  * column-major K x N int8 (stored N x K, K-contiguous: the layout the int8 tensor cores want), C
  * row-major M x N int32, with integer alpha and beta (the driver's float scalars converted to

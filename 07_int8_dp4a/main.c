@@ -1,5 +1,5 @@
 /* 07_int8_dp4a/main.c - the host driver of the INT8 GEMM ladder (one file per rung: v1_int32.cuh
- * .. v5_mma_s8.cuh, bound to this table by hooks.cu).
+ * .. v7_wgmma_s8_wide.cuh, bound to this table by hooks.cu).
  *
  * The variant table below is the whole ladder as the tools see it: --list prints it, --test runs
  * every row on the driver's test matrix (odd sizes, K not a multiple of 4, alpha = 2 and
