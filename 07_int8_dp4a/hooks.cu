@@ -133,21 +133,33 @@ extern "C" void hook_v5_mma_s8_launch(const tc_gemm_variant *v, const tc_gemm_pr
     TC_CUDA_CHECK(i8_v5_mma_s8_run(plan, (int)p->alpha, (int)p->beta, stream));
 }
 
-/* ---- v6_wgmma_s8 (sm_90a) --------------------------------------------------------------------- */
-/* forced (--test): a persistent grid of one cluster, which walks every unit */
-extern "C" const char *hook_v6_wgmma_s8_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+/* ---- v6_wgmma_s8 and v7_wgmma_s8_wide (sm_90a): the same prepare and launch but for the rung's
+ * functions. The plan is 128-byte aligned (it holds tensor maps); forced (--test): a persistent
+ * grid of one cluster, which walks every unit. */
+template <class Plan>
+static const char *prepare_wgmma_rung(
+    tc_gemm_problem *p,
+    cudaError_t (*prepare_clusters)(Plan *, unsigned, int, int, int, const int8_t *, long,
+                                    const int8_t *, long, int *, long),
+    const char *(*unsupported)(int, int, int, const int8_t *, long, const int8_t *, long))
 {
-    i8_v6_wgmma_s8_plan *plan = (i8_v6_wgmma_s8_plan *)tma_host_calloc(sizeof *plan);
+    Plan *plan = (Plan *)tma_host_calloc(sizeof *plan);
     if (!plan) return "out of host memory";
     const int8_t *A = (const int8_t *)p->d_a, *B = (const int8_t *)p->d_b;
-    const cudaError_t e = i8_v6_wgmma_s8_prepare_clusters(
-        plan, p->force == 1 ? 1 : 0, p->M, p->N, p->K, A, p->lda, B, p->ldb, (int *)p->d_c, p->ldc);
+    const cudaError_t e = prepare_clusters(plan, p->force == 1 ? 1 : 0, p->M, p->N, p->K, A, p->lda,
+                                           B, p->ldb, (int *)p->d_c, p->ldc);
     if (e != cudaSuccess) {
         free(plan);
-        return hook_status(e, i8_v6_wgmma_s8_unsupported(p->M, p->N, p->K, A, p->lda, B, p->ldb));
+        return hook_status(e, unsupported(p->M, p->N, p->K, A, p->lda, B, p->ldb));
     }
     p->plan = plan;
     return NULL;
+}
+
+extern "C" const char *hook_v6_wgmma_s8_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    return prepare_wgmma_rung<i8_v6_wgmma_s8_plan>(p, i8_v6_wgmma_s8_prepare_clusters,
+                                                   i8_v6_wgmma_s8_unsupported);
 }
 extern "C" void hook_v6_wgmma_s8_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
                                         cudaStream_t stream)
@@ -156,22 +168,10 @@ extern "C" void hook_v6_wgmma_s8_launch(const tc_gemm_variant *v, const tc_gemm_
     TC_CUDA_CHECK(i8_v6_wgmma_s8_run(plan, (int)p->alpha, (int)p->beta, stream));
 }
 
-/* ---- v7_wgmma_s8_wide (sm_90a) ---------------------------------------------------------------- */
-/* forced (--test): a persistent grid of one cluster, which walks every unit */
 extern "C" const char *hook_v7_wgmma_s8_wide_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
-    i8_v7_wgmma_s8_wide_plan *plan = (i8_v7_wgmma_s8_wide_plan *)tma_host_calloc(sizeof *plan);
-    if (!plan) return "out of host memory";
-    const int8_t *A = (const int8_t *)p->d_a, *B = (const int8_t *)p->d_b;
-    const cudaError_t e = i8_v7_wgmma_s8_wide_prepare_clusters(
-        plan, p->force == 1 ? 1 : 0, p->M, p->N, p->K, A, p->lda, B, p->ldb, (int *)p->d_c, p->ldc);
-    if (e != cudaSuccess) {
-        free(plan);
-        return hook_status(e,
-                           i8_v7_wgmma_s8_wide_unsupported(p->M, p->N, p->K, A, p->lda, B, p->ldb));
-    }
-    p->plan = plan;
-    return NULL;
+    return prepare_wgmma_rung<i8_v7_wgmma_s8_wide_plan>(p, i8_v7_wgmma_s8_wide_prepare_clusters,
+                                                        i8_v7_wgmma_s8_wide_unsupported);
 }
 extern "C" void hook_v7_wgmma_s8_wide_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
                                              cudaStream_t stream)

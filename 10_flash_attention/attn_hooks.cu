@@ -187,26 +187,41 @@ extern "C" void hook_v1_mma_launch(const attn_variant *v, const attn_run *r, cud
                              : attn_v1_mma_run<__half>(p, stream));
 }
 
-/* ---- v2_wgmma -------------------------------------------------------------------------------- */
-template <class T> static const char *prepare_v2(attn_run *r)
+/* ---- v2 to v4: the TMA rungs' prepare(), alike but for the rung's own functions ------------------
+ * The plan is one host allocation, 128-byte aligned (it holds tensor maps); a refusal frees it and
+ * reports the rung's reason (tma_rung_status). */
+template <class Plan, class T>
+static const char *
+prepare_tma_rung(attn_run *r,
+                 cudaError_t (*prepare)(Plan *, int, int, int, int, int, const T *, attn_strides,
+                                        const T *, attn_strides, const T *, attn_strides, T *,
+                                        attn_strides, float *, int, float),
+                 const char *(*unsupported)(int, int, int, int, int, const T *, attn_strides,
+                                            const T *, attn_strides, const T *, attn_strides,
+                                            const T *, attn_strides),
+                 const char *what)
 {
-    attn_v2_wgmma_plan *plan = (attn_v2_wgmma_plan *)tma_host_calloc(sizeof *plan);
+    Plan *plan = (Plan *)tma_host_calloc(sizeof *plan);
     if (!plan) return "out of host memory";
     const T *Q = (const T *)r->q, *K = (const T *)r->k, *V = (const T *)r->v;
     T *O = (T *)r->o;
-    const cudaError_t e =
-        attn_v2_wgmma_prepare<T>(plan, r->B, r->H, r->Sq, r->Sk, r->D, Q, r->qs, K, r->ks, V, r->vs,
-                                 O, r->os, r->l, r->causal, r->scale);
+    const cudaError_t e = prepare(plan, r->B, r->H, r->Sq, r->Sk, r->D, Q, r->qs, K, r->ks, V,
+                                  r->vs, O, r->os, r->l, r->causal, r->scale);
     if (e != cudaSuccess) {
         free(plan);
-        const char *why = attn_v2_wgmma_unsupported<T>(r->B, r->H, r->Sq, r->Sk, r->D, Q, r->qs, K,
-                                                       r->ks, V, r->vs, O, r->os);
-        return tma_rung_status(e, why);
+        return tma_rung_status(
+            e, unsupported(r->B, r->H, r->Sq, r->Sk, r->D, Q, r->qs, K, r->ks, V, r->vs, O, r->os));
     }
     r->plan = plan;
-    snprintf(r->used, sizeof r->used, "wgmma SS + RS, 128x128 tiles, %zu KiB smem",
-             plan->smem / 1024);
+    snprintf(r->used, sizeof r->used, "%s, %zu KiB smem", what, plan->smem / 1024);
     return NULL;
+}
+
+/* ---- v2_wgmma -------------------------------------------------------------------------------- */
+template <class T> static const char *prepare_v2(attn_run *r)
+{
+    return prepare_tma_rung<attn_v2_wgmma_plan, T>(
+        r, attn_v2_wgmma_prepare<T>, attn_v2_wgmma_unsupported<T>, "wgmma SS + RS, 128x128 tiles");
 }
 
 extern "C" const char *hook_v2_wgmma_prepare(const attn_variant *v, attn_run *r)
@@ -224,23 +239,9 @@ extern "C" void hook_v2_wgmma_launch(const attn_variant *v, const attn_run *r, c
 /* ---- v3_pingpong -------------------------------------------------------------------------------- */
 template <class T> static const char *prepare_v3(attn_run *r)
 {
-    attn_v3_pingpong_plan *plan = (attn_v3_pingpong_plan *)tma_host_calloc(sizeof *plan);
-    if (!plan) return "out of host memory";
-    const T *Q = (const T *)r->q, *K = (const T *)r->k, *V = (const T *)r->v;
-    T *O = (T *)r->o;
-    const cudaError_t e =
-        attn_v3_pingpong_prepare<T>(plan, r->B, r->H, r->Sq, r->Sk, r->D, Q, r->qs, K, r->ks, V,
-                                    r->vs, O, r->os, r->l, r->causal, r->scale);
-    if (e != cudaSuccess) {
-        free(plan);
-        const char *why = attn_v3_pingpong_unsupported<T>(r->B, r->H, r->Sq, r->Sk, r->D, Q, r->qs,
-                                                          K, r->ks, V, r->vs, O, r->os);
-        return tma_rung_status(e, why);
-    }
-    r->plan = plan;
-    snprintf(r->used, sizeof r->used, "wgmma SS + RS, 128x128 tiles, ping-pong, %zu KiB smem",
-             plan->smem / 1024);
-    return NULL;
+    return prepare_tma_rung<attn_v3_pingpong_plan, T>(r, attn_v3_pingpong_prepare<T>,
+                                                      attn_v3_pingpong_unsupported<T>,
+                                                      "wgmma SS + RS, 128x128 tiles, ping-pong");
 }
 
 extern "C" const char *hook_v3_pingpong_prepare(const attn_variant *v, attn_run *r)
@@ -259,24 +260,9 @@ extern "C" void hook_v3_pingpong_launch(const attn_variant *v, const attn_run *r
 /* ---- v4_overlap --------------------------------------------------------------------------------- */
 template <class T> static const char *prepare_v4(attn_run *r)
 {
-    attn_v4_overlap_plan *plan = (attn_v4_overlap_plan *)tma_host_calloc(sizeof *plan);
-    if (!plan) return "out of host memory";
-    const T *Q = (const T *)r->q, *K = (const T *)r->k, *V = (const T *)r->v;
-    T *O = (T *)r->o;
-    const cudaError_t e =
-        attn_v4_overlap_prepare<T>(plan, r->B, r->H, r->Sq, r->Sk, r->D, Q, r->qs, K, r->ks, V,
-                                   r->vs, O, r->os, r->l, r->causal, r->scale);
-    if (e != cudaSuccess) {
-        free(plan);
-        const char *why = attn_v4_overlap_unsupported<T>(r->B, r->H, r->Sq, r->Sk, r->D, Q, r->qs,
-                                                         K, r->ks, V, r->vs, O, r->os);
-        return tma_rung_status(e, why);
-    }
-    r->plan = plan;
-    snprintf(r->used, sizeof r->used,
-             "wgmma SS + RS, 128x128 tiles, ping-pong, S of j+1 over softmax j, %zu KiB smem",
-             plan->smem / 1024);
-    return NULL;
+    return prepare_tma_rung<attn_v4_overlap_plan, T>(
+        r, attn_v4_overlap_prepare<T>, attn_v4_overlap_unsupported<T>,
+        "wgmma SS + RS, 128x128 tiles, ping-pong, softmax j beside P V j-1");
 }
 
 extern "C" const char *hook_v4_overlap_prepare(const attn_variant *v, attn_run *r)
