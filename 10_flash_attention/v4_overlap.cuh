@@ -181,11 +181,8 @@ __global__ void __launch_bounds__(ATTN_V4_THREADS, 1)
         for (int i = 0; i < Cfg::O_ACC; i++) o[i] = 0.0f;
 #pragma unroll
         for (int i = 0; i < Cfg::S_ACC; i++) sc[i] = 0.0f;
-        uint32_t p[Cfg::KSTEPS_PV][4]; /* P of the previous tile, packed: the A of its P V */
-#pragma unroll
-        for (int c = 0; c < Cfg::KSTEPS_PV; c++)
-#pragma unroll
-            for (int q = 0; q < 4; q++) p[c][q] = 0u;
+        uint32_t p[Cfg::KSTEPS_PV][4]; /* P of the previous tile, packed: the A of its P V (turn 0
+                                         * writes it before any P V reads it) */
         float m[2] = {-CUDART_INF_F, -CUDART_INF_F}; /* running max of rows g, g + 8 (raw S) */
         float l[2] = {0.0f, 0.0f}; /* running sum, this lane's columns (quad-summed at the end) */
         if (n_tiles > 0) mbar_wait(q_full, 0);

@@ -33,16 +33,22 @@ import sys
 PARAM_BASE = 0x210  # sm_90's first kernel parameter in constant bank 0
 
 
-def cuobjdump():
+def find_cuobjdump():
+    """cuobjdump's path (PATH, then $CUDA_PATH/bin), or None"""
     found = shutil.which("cuobjdump")
     if found:
         return found
     cuda = os.environ.get("CUDA_PATH", "/usr/local/cuda")
     cand = os.path.join(cuda, "bin", "cuobjdump")
-    if os.path.exists(cand):
-        return cand
-    sys.exit("sass_diff.py: cuobjdump not found on PATH or in $CUDA_PATH/bin "
-             "(pip download nvidia-cuda-cuobjdump and unpack it, or use a full CUDA toolkit)")
+    return cand if os.path.exists(cand) else None
+
+
+def cuobjdump():
+    found = find_cuobjdump()
+    if not found:
+        sys.exit("sass_diff.py: cuobjdump not found on PATH or in $CUDA_PATH/bin "
+                 "(pip download nvidia-cuda-cuobjdump and unpack it, or use a full CUDA toolkit)")
+    return found
 
 
 def demangle(names):
@@ -59,6 +65,12 @@ def read_sass(path, arch):
     else:
         text = subprocess.run([cuobjdump(), "-sass", path], capture_output=True, text=True,
                               check=True).stdout
+    return parse_sass(text, arch)
+
+
+def parse_sass(text, arch):
+    """{demangled kernel name: [instruction, ...]} of cuobjdump -sass output, for code of `arch`
+    (None: every arch)"""
     kernels, cur, cur_arch = {}, None, None
     for line in text.splitlines():
         m = re.match(r"\s*code for (sm_\w+)", line)

@@ -21,34 +21,13 @@ Exit 0: every instantiation overlaps; 1: one does not (its name and the counts a
 build without 90 in SM).
 """
 import os
-import re
-import shutil
 import subprocess
 import sys
 
+from sass_diff import find_cuobjdump, parse_sass  # the same reading of cuobjdump's output
+
 MIN_EX2 = 64
 KERNEL = "attn_v4_overlap_kernel"
-
-
-def cuobjdump():
-    found = shutil.which("cuobjdump")
-    if found:
-        return found
-    cand = os.path.join(os.environ.get("CUDA_PATH", "/usr/local/cuda"), "bin", "cuobjdump")
-    return cand if os.path.exists(cand) else None
-
-
-def functions(text):
-    """{mangled name: [instruction lines]} of a cuobjdump -sass listing"""
-    out, name = {}, None
-    for line in text.splitlines():
-        m = re.match(r"\s*Function : (\S+)", line)
-        if m:
-            name = m.group(1)
-            out[name] = []
-        elif name and re.match(r"\s*/\*[0-9a-f]{4,}\*/", line):
-            out[name].append(line)
-    return out
 
 
 def ex2_between_waits(lines):
@@ -67,7 +46,7 @@ def ex2_between_waits(lines):
 
 def check(text):
     """(exit status, report lines)"""
-    kernels = {k: v for k, v in functions(text).items() if KERNEL in k}
+    kernels = {k: v for k, v in parse_sass(text, None).items() if KERNEL in k}
     if not kernels:
         return 77, ["no %s in sm_90a code here (a build without 90 in SM?)" % KERNEL]
     status, report = 0, []
@@ -89,7 +68,7 @@ def listing(hoisted):
     ex2 = ["MUFU.EX2 R%d, R%d ;" % (i, i) for i in range(24, 90)]
     wait0 = ["WARPGROUP.DEPBAR.LE gsb0, 0x0 ;"]
     body += (wait0 + ex2) if hoisted else (ex2 + wait0)
-    rows += ["        /*%04x*/  %s" % (16 * i, b) for i, b in enumerate(body)]
+    rows += ["        /*%04x*/  %s  /* 0x0 */" % (16 * i, b) for i, b in enumerate(body)]
     return "\n".join(rows)
 
 
@@ -104,7 +83,7 @@ def main():
         return 1
     if len(sys.argv) != 2:
         sys.exit(__doc__.split("\n\n")[1])
-    tool = cuobjdump()
+    tool = find_cuobjdump()
     if not tool:
         print("not checked: cuobjdump is not on PATH or in $CUDA_PATH/bin")
         return 77
