@@ -7,7 +7,7 @@
  *   fp8_v1_promote  fp8_v1_promote.cuh           fp8_v3_wide      fp8_v3_wide.cuh
  *   fp8_v2_pairs    fp8_v2_pairs.cuh             fp8_v4_tmastore  fp8_v4_tmastore.cuh
  *   fp8_v5_blockscaled  fp8_v5_blockscaled.cuh  fp8_v6_scales_tma  fp8_v6_scales_tma.cuh
- *   (block-scaled: the problem's scales) */
+ *   fp8_v7_scale_spans  fp8_v7_scale_spans.cuh  (block-scaled: the problem's scales) */
 #include "wgmma_gemm.h"
 
 #include "fp8_v1_promote.cuh"
@@ -16,6 +16,7 @@
 #include "fp8_v4_tmastore.cuh"
 #include "fp8_v5_blockscaled.cuh"
 #include "fp8_v6_scales_tma.cuh"
+#include "fp8_v7_scale_spans.cuh"
 #include "gemm_hooks.h"
 
 #include <stdlib.h>
@@ -170,23 +171,37 @@ static auto with_block_scaled_types(const tc_gemm_variant *v, const tc_gemm_prob
     return bf16_out(p) ? f(__nv_fp8_e4m3(), __nv_bfloat16()) : f(__nv_fp8_e4m3(), float());
 }
 
-template <class T, class OutT> static const char *prepare_fp8_v5(tc_gemm_problem *p)
+/* The prepare() of a block-scaled rung (fp8_v5 .. fp8_v7): its plan from the rung's
+ * prepare_clusters, or the rung's reason (unsupported) why not. Forced (--test): a grid of one
+ * cluster, which then walks every unit */
+template <class Plan, class T, class OutT>
+static const char *prepare_block_scaled_rung(
+    tc_gemm_problem *p,
+    cudaError_t (*prepare_clusters)(Plan *, unsigned, int, int, int, const T *, long, const float *,
+                                    long, const T *, long, const float *, long, OutT *, long),
+    const char *(*unsupported)(int, int, int, const T *, long, const float *, long, const T *, long,
+                               const float *, long))
 {
-    wgmma_fp8_v5_blockscaled_plan *plan = new_plan<wgmma_fp8_v5_blockscaled_plan>();
+    Plan *plan = new_plan<Plan>();
     if (!plan) return "out of host memory";
     const T *A = (const T *)p->d_a, *B = (const T *)p->d_b;
-    /* forced (--test): a grid of one cluster, which then walks every unit */
-    const cudaError_t e = wgmma_fp8_v5_blockscaled_prepare_clusters<T, OutT>(
-        plan, p->force == 1 ? 1 : 0, p->M, p->N, p->K, A, p->lda, p->d_scale_a, p->ld_scale_a, B,
-        p->ldb, p->d_scale_b, p->ld_scale_b, (OutT *)p->d_c, p->ldc);
+    const cudaError_t e = prepare_clusters(plan, p->force == 1 ? 1 : 0, p->M, p->N, p->K, A, p->lda,
+                                           p->d_scale_a, p->ld_scale_a, B, p->ldb, p->d_scale_b,
+                                           p->ld_scale_b, (OutT *)p->d_c, p->ldc);
     if (e != cudaSuccess) {
         free(plan);
-        return hook_status(e, wgmma_fp8_v5_blockscaled_unsupported<T, OutT>(
-                                  p->M, p->N, p->K, A, p->lda, p->d_scale_a, p->ld_scale_a, B,
-                                  p->ldb, p->d_scale_b, p->ld_scale_b));
+        return hook_status(e, unsupported(p->M, p->N, p->K, A, p->lda, p->d_scale_a, p->ld_scale_a,
+                                          B, p->ldb, p->d_scale_b, p->ld_scale_b));
     }
     p->plan = plan;
     return NULL;
+}
+
+template <class T, class OutT> static const char *prepare_fp8_v5(tc_gemm_problem *p)
+{
+    return prepare_block_scaled_rung<wgmma_fp8_v5_blockscaled_plan, T, OutT>(
+        p, wgmma_fp8_v5_blockscaled_prepare_clusters<T, OutT>,
+        wgmma_fp8_v5_blockscaled_unsupported<T, OutT>);
 }
 extern "C" const char *hook_fp8_v5_blockscaled_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
@@ -206,21 +221,9 @@ extern "C" void hook_fp8_v5_blockscaled_launch(const tc_gemm_variant *v, const t
 /* ---- fp8_v6_scales_tma ------------------------------------------------------------------------- */
 template <class T, class OutT> static const char *prepare_fp8_v6(tc_gemm_problem *p)
 {
-    wgmma_fp8_v6_scales_tma_plan *plan = new_plan<wgmma_fp8_v6_scales_tma_plan>();
-    if (!plan) return "out of host memory";
-    const T *A = (const T *)p->d_a, *B = (const T *)p->d_b;
-    /* forced (--test): a grid of one cluster, which then walks every unit */
-    const cudaError_t e = wgmma_fp8_v6_scales_tma_prepare_clusters<T, OutT>(
-        plan, p->force == 1 ? 1 : 0, p->M, p->N, p->K, A, p->lda, p->d_scale_a, p->ld_scale_a, B,
-        p->ldb, p->d_scale_b, p->ld_scale_b, (OutT *)p->d_c, p->ldc);
-    if (e != cudaSuccess) {
-        free(plan);
-        return hook_status(e, wgmma_fp8_v6_scales_tma_unsupported<T, OutT>(
-                                  p->M, p->N, p->K, A, p->lda, p->d_scale_a, p->ld_scale_a, B,
-                                  p->ldb, p->d_scale_b, p->ld_scale_b));
-    }
-    p->plan = plan;
-    return NULL;
+    return prepare_block_scaled_rung<wgmma_fp8_v6_scales_tma_plan, T, OutT>(
+        p, wgmma_fp8_v6_scales_tma_prepare_clusters<T, OutT>,
+        wgmma_fp8_v6_scales_tma_unsupported<T, OutT>);
 }
 extern "C" const char *hook_fp8_v6_scales_tma_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
 {
@@ -234,5 +237,27 @@ extern "C" void hook_fp8_v6_scales_tma_launch(const tc_gemm_variant *v, const tc
     TC_CUDA_CHECK(with_block_scaled_types(v, p, [=](auto in, auto out) {
         return wgmma_fp8_v6_scales_tma_run<decltype(in), decltype(out)>(plan, p->alpha, p->beta,
                                                                         stream);
+    }));
+}
+
+/* ---- fp8_v7_scale_spans ------------------------------------------------------------------------- */
+template <class T, class OutT> static const char *prepare_fp8_v7(tc_gemm_problem *p)
+{
+    return prepare_block_scaled_rung<wgmma_fp8_v7_scale_spans_plan, T, OutT>(
+        p, wgmma_fp8_v7_scale_spans_prepare_clusters<T, OutT>,
+        wgmma_fp8_v7_scale_spans_unsupported<T, OutT>);
+}
+extern "C" const char *hook_fp8_v7_scale_spans_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    return with_block_scaled_types(
+        v, p, [p](auto in, auto out) { return prepare_fp8_v7<decltype(in), decltype(out)>(p); });
+}
+extern "C" void hook_fp8_v7_scale_spans_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                                               cudaStream_t stream)
+{
+    const wgmma_fp8_v7_scale_spans_plan *plan = (const wgmma_fp8_v7_scale_spans_plan *)p->plan;
+    TC_CUDA_CHECK(with_block_scaled_types(v, p, [=](auto in, auto out) {
+        return wgmma_fp8_v7_scale_spans_run<decltype(in), decltype(out)>(plan, p->alpha, p->beta,
+                                                                         stream);
     }));
 }
