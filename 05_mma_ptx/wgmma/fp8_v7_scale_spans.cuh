@@ -1,5 +1,5 @@
 /* wgmma_fp8_v7_scale_spans - fp8_v6 with the scales of a span of four k-tiles brought in one copy
- * of each operand's, one stage in four, so that a stage waits for fewer copies.
+ * of each operand's, one stage in four, so that the producer issues fewer copies.
  *
  * Rung 7 of chapter 05's FP8 track (e4m3 in, f32 scales, f32 accumulate, f32 or bf16 out).
  * Parent: fp8_v6_scales_tma (fp8_v6_scales_tma.cuh). What changes, and why it should be faster:
@@ -10,9 +10,9 @@
  *     instruction 0.35 without them, 1.32 with them): the cost is per copy, not per byte;
  *   - here the k-tiles 4j .. 4j + 3 of a unit (span j) share one copy of each: A's box of 128 rows
  *     x 4 k-blocks (2 KiB) and B's box of 4 k-blocks (16 bytes, the box fp8_v6 loaded four times
- *     over), both counted in the full barrier of the span's first k-tile. A stage waits for 2.5
- *     copies on average instead of 4;
- *   - they land in one of SCALE_SLOTS slots after the stages: span j of the cluster's unit number
+ *     over), both counted in the full barrier of the span's first k-tile. The producer issues
+ *     2.5 copies per stage on average instead of 4;
+ *   - they land in one of SCALE_SLOTS slots after the stages: span j of the block's unit number
  *     i in slot (i SPANS + j) % SCALE_SLOTS, SPANS = the spans of a unit, which the producer and
  *     the consumers compute alike. With as many slots as stages no slot is overwritten while it
  *     is read: the producer refills a stage only once every consumer has released the k-tile six
