@@ -63,7 +63,7 @@ static_assert(WGMMA_FP8_V7_SCALE_B_OFFSET +
               "every slot's scales fit the bytes after the stages");
 static_assert(WGMMA_FP8_V7_SCALE_SLOTS >= WGMMA_FP8_V7_STAGES,
               "a slot is rewritten only after the k-tiles that read it were released");
-static_assert(WGMMA_FP8_V7_SPAN == 4, "B's box of 4 k-blocks starts 16-byte aligned at 4j");
+static_assert(WGMMA_FP8_V7_SPAN == 4, "map_sb's boxes of 4 k-blocks hold one span's B scale");
 /*                     BN  STAGES               CONSUMERS  bytes after the stages */
 typedef wg_config<128, WGMMA_FP8_V7_STAGES, 2, WGMMA_FP8_V7_SCALE_BYTES> wgmma_fp8_v7_config;
 constexpr int WGMMA_FP8_V7_CLUSTER = 2; /* blocks per cluster: a unit is 2 tiles high */
