@@ -88,6 +88,8 @@ static const test_case test_cases[] = {
     /* eight units of 256 x 128 of one k-tile each: a grid forced to one cluster walks them with
      * its ring as far ahead as it goes (fp8_v7's scale slots are reused at zero margin) */
     {.M = 256, .N = 1024, .K = 128},
+    /* C alone 16 bytes off, A and B aligned: a TMA-store epilogue with a C the TMA still takes */
+    {.M = 64, .N = 64, .K = 64, .mem = {.offset = {0, 0, 4}}},
     /* the cases above are the small ones (make sanitize runs them alone) */
     {.M = 1000, .N = 1000, .K = 1000},
     {.M = 4093, .N = 1021, .K = 2053},
@@ -98,7 +100,7 @@ static const test_case test_cases[] = {
     {.M = 2304, .N = 2304, .K = 208},
 };
 static const int n_test_cases = (int)(sizeof test_cases / sizeof test_cases[0]);
-#define N_SMALL_TEST_CASES 39
+#define N_SMALL_TEST_CASES 40
 
 typedef struct {
     int ran, skipped, not_applicable, pass;
