@@ -5,8 +5,8 @@
  *   - fp8_v7's consumers store C from registers, each thread its pairs, guarded at the edges, as
  *     fp8_v2_pairs does; the per-tensor fp8_v4_tmastore writes each consumer's 64 rows in small
  *     swizzled boxes to shared memory instead, and the copy engine stores them while the consumer
- *     starts the next tile. At 4096³, where both use 128-wide tiles, that epilogue is worth about
- *     5% on an H100 (fp8_v4 against fp8_v2_pairs, 05's NOTES, thirteenth session);
+ *     starts the next tile. At 4096³, where both use 128-wide tiles, that epilogue is worth 2
+ *     to 5% on H100s (fp8_v4 against fp8_v2_pairs, 05's NOTES, thirteenth session);
  *   - here the same epilogue for an f32 C with beta == 0 that the TMA can address (16-byte
  *     aligned, ldc and N multiples of 4); any other problem, and a bf16 C, keep fp8_v7's direct
  *     epilogue, in the same kernel;
