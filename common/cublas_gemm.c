@@ -209,6 +209,23 @@ const char *tc_cublas_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
     TC_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
     TC_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
         pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes, sizeof workspace_bytes));
+    /* the heuristic assumes 256-byte aligned matrices unless told otherwise: tell it what the
+     * pointers are (the library's A is our B when swapped), so that a C 16 bytes off gets an
+     * algorithm that takes it instead of one that refuses it at launch */
+    const void *lib_a = plan->swap ? p->d_b : p->d_a, *lib_b = plan->swap ? p->d_a : p->d_b;
+    const struct {
+        cublasLtMatmulPreferenceAttributes_t attr;
+        const void *ptr;
+    } aligns[] = {{.attr = CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, .ptr = lib_a},
+                  {.attr = CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, .ptr = lib_b},
+                  {.attr = CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, .ptr = p->d_c},
+                  {.attr = CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, .ptr = p->d_c}};
+    for (size_t i = 0; i < sizeof aligns / sizeof aligns[0]; i++) {
+        uint32_t bytes = 256;
+        while (bytes > 1 && (uintptr_t)aligns[i].ptr % bytes) bytes /= 2;
+        TC_CUBLAS_CHECK(
+            cublasLtMatmulPreferenceSetAttribute(pref, aligns[i].attr, &bytes, sizeof bytes));
+    }
     cublasLtMatmulHeuristicResult_t heur;
     int found = 0;
     cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(lt_handle, plan->desc, plan->la, plan->lb,
