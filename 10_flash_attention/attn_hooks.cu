@@ -99,6 +99,10 @@ template <class T> static const char *prepare_v0(attn_run *r)
     v0_plan *plan = (v0_plan *)malloc(sizeof *plan);
     if (!plan) return "out of host memory";
     TC_CUDA_CHECK(cudaMalloc(&plan->ws, bytes));
+    /* poisoned: all-ones bytes are f32 NaNs, so a score the GEMM did not write makes its row of O
+     * NaN and fails the check (and initcheck, which in CUDA 13.0 does not see the TMA stores of
+     * cuBLAS's Hopper kernels, has no unwritten byte to report) */
+    TC_CUDA_CHECK(cudaMemset(plan->ws, 0xff, bytes));
     plan->bytes = bytes, plan->path = path;
     r->plan = plan;
     const bool vec4 = path == ATTN_V0_VEC4 || (path == ATTN_V0_AUTO && r->Sk % 4 == 0);
