@@ -8,6 +8,7 @@
  *   fp8_v2_pairs    fp8_v2_pairs.cuh             fp8_v4_tmastore  fp8_v4_tmastore.cuh
  *   fp8_v5_blockscaled  fp8_v5_blockscaled.cuh  fp8_v6_scales_tma  fp8_v6_scales_tma.cuh
  *   fp8_v7_scale_spans  fp8_v7_scale_spans.cuh  fp8_v8_tmastore    fp8_v8_tmastore.cuh
+ *   fp8_v9_scale_loads  fp8_v9_scale_loads.cuh
  *   (block-scaled: the problem's scales) */
 #include "wgmma_gemm.h"
 
@@ -19,6 +20,7 @@
 #include "fp8_v6_scales_tma.cuh"
 #include "fp8_v7_scale_spans.cuh"
 #include "fp8_v8_tmastore.cuh"
+#include "fp8_v9_scale_loads.cuh"
 #include "gemm_hooks.h"
 
 #include <stdlib.h>
@@ -173,7 +175,7 @@ static auto with_block_scaled_types(const tc_gemm_variant *v, const tc_gemm_prob
     return bf16_out(p) ? f(__nv_fp8_e4m3(), __nv_bfloat16()) : f(__nv_fp8_e4m3(), float());
 }
 
-/* The prepare() of a block-scaled rung (fp8_v5 .. fp8_v8): its plan from the rung's
+/* The prepare() of a block-scaled rung (fp8_v5 .. fp8_v9): its plan from the rung's
  * prepare_clusters, or the rung's reason (unsupported) why not. Forced (--test): a grid of one
  * cluster, which then walks every unit */
 template <class Plan, class T, class OutT>
@@ -283,5 +285,27 @@ extern "C" void hook_fp8_v8_tmastore_launch(const tc_gemm_variant *v, const tc_g
     TC_CUDA_CHECK(with_block_scaled_types(v, p, [=](auto in, auto out) {
         return wgmma_fp8_v8_tmastore_run<decltype(in), decltype(out)>(plan, p->alpha, p->beta,
                                                                       stream);
+    }));
+}
+
+/* ---- fp8_v9_scale_loads ---------------------------------------------------------------------- */
+template <class T, class OutT> static const char *prepare_fp8_v9(tc_gemm_problem *p)
+{
+    return prepare_block_scaled_rung<wgmma_fp8_v9_scale_loads_plan, T, OutT>(
+        p, wgmma_fp8_v9_scale_loads_prepare_clusters<T, OutT>,
+        wgmma_fp8_v9_scale_loads_unsupported<T, OutT>);
+}
+extern "C" const char *hook_fp8_v9_scale_loads_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    return with_block_scaled_types(
+        v, p, [p](auto in, auto out) { return prepare_fp8_v9<decltype(in), decltype(out)>(p); });
+}
+extern "C" void hook_fp8_v9_scale_loads_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                                               cudaStream_t stream)
+{
+    const wgmma_fp8_v9_scale_loads_plan *plan = (const wgmma_fp8_v9_scale_loads_plan *)p->plan;
+    TC_CUDA_CHECK(with_block_scaled_types(v, p, [=](auto in, auto out) {
+        return wgmma_fp8_v9_scale_loads_run<decltype(in), decltype(out)>(plan, p->alpha, p->beta,
+                                                                         stream);
     }));
 }

@@ -1,6 +1,6 @@
 /* 05_mma_ptx/wgmma/wgmma_gemm.h - the Hopper ladder's rungs as hooks of the GEMM driver's variant
  * table (common/gemm_driver.h): hooks_f16.cu binds the f16/bf16 rungs v1..v6, hooks_fp8.cu the
- * FP8 rungs fp8_v1..fp8_v8, each to the plain launcher of its rung file (v4_cluster:
+ * FP8 rungs fp8_v1..fp8_v9, each to the plain launcher of its rung file (v4_cluster:
  * common/wgmma_v4_cluster.cuh; the others in this folder). Every variant computes
  * C = alpha*A*B + beta*C with A row-major M x K, B column-major K x N (both K-contiguous), C
  * row-major M x N f32; A and B are f16, bf16, e4m3 or e5m2 as the variant's impl says (a pointer
@@ -57,6 +57,9 @@ void hook_fp8_v7_scale_spans_launch(const tc_gemm_variant *v, const tc_gemm_prob
                                     cudaStream_t stream);
 const char *hook_fp8_v8_tmastore_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void hook_fp8_v8_tmastore_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                                 cudaStream_t stream);
+const char *hook_fp8_v9_scale_loads_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
+void hook_fp8_v9_scale_loads_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
                                  cudaStream_t stream);
 const char *hook_fp8_v5_blockscaled_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void hook_fp8_v5_blockscaled_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,

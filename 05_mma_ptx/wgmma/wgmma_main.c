@@ -10,7 +10,7 @@
  *             names with _bf16), against cuBLAS;
  *   FP8       fp8_v1_promote .. fp8_v4_tmastore, e4m3 and e5m2 inputs ("FP8 GEMM"), against
  *             cuBLASLt's e4m3 (it has no e5m2 x e5m2); block-scaled fp8_v5_blockscaled ..
- *             fp8_v8_tmastore (1x128 scales of A, 128x128 of B; C in f32 or bf16), against
+ *             fp8_v9_scale_loads (1x128 scales of A, 128x128 of B; C in f32 or bf16), against
  *             per-tensor cuBLASLt, with cuBLASLt's block-scaled mode beside them.
  * Each rung's kernel and plain launcher is its own file (the table's comments name them);
  * hooks_f16.cu and hooks_fp8.cu bind them to the rows.
@@ -194,6 +194,11 @@ static const tc_gemm_variant variants[] = {
      .description = "fp8_v7 with C out through TMA stores (f32 C, beta == 0)",
      .prepare = hook_fp8_v8_tmastore_prepare, .launch = hook_fp8_v8_tmastore_launch,
      FORCE_ONE},
+    {.name = "fp8_v9_scale_loads_e4m3", FP8_SCALED_ROW,                 /* wgmma/fp8_v9_scale_loads.cuh */
+     .precision = "e4m3f32_b128", .impl = &wgmma_in_e4m3, .emulation = &scaled_e4m3,
+     .description = "fp8_v8 with no scale copies: each thread loads its scales, 2 k-tiles ahead",
+     .prepare = hook_fp8_v9_scale_loads_prepare, .launch = hook_fp8_v9_scale_loads_launch,
+     FORCE_ONE},
     /* the same with C in bf16, as training code stores activations */
     {.name = "cublaslt_e4m3bf16_b128", .precision = "e4m3bf16_b128", .min_cc = 90,
      .a_layout = ROW, .b_layout = COL, .c_layout = ROW, .problem = "FP8 GEMM",
@@ -222,6 +227,11 @@ static const tc_gemm_variant variants[] = {
      .description = "fp8_v8 with C in bf16 (fp8_v7's direct epilogue)",
      .prepare = hook_fp8_v8_tmastore_prepare, .launch = hook_fp8_v8_tmastore_launch,
      FORCE_ONE},
+    {.name = "fp8_v9_scale_loads_e4m3_to_bf16", FP8_SCALED_ROW,
+     .precision = "e4m3bf16_b128", .impl = &wgmma_in_e4m3, .emulation = &scaled_e4m3,
+     .description = "fp8_v9 with C in bf16",
+     .prepare = hook_fp8_v9_scale_loads_prepare, .launch = hook_fp8_v9_scale_loads_launch,
+     FORCE_ONE},
 };
 // clang-format on
 
@@ -241,6 +251,8 @@ static const tc_gemm_variant variants[] = {
     {.variant = "fp8_v7_scale_spans_e4m3", .label = "fp8_v7_scale_spans_e4m3",                     \
      .baseline = "cublaslt_e4m3f32", .M = m, .N = n, .K = k},                                      \
     {.variant = "fp8_v8_tmastore_e4m3", .label = "fp8_v8_tmastore_e4m3",                           \
+     .baseline = "cublaslt_e4m3f32", .M = m, .N = n, .K = k},                                      \
+    {.variant = "fp8_v9_scale_loads_e4m3", .label = "fp8_v9_scale_loads_e4m3",                     \
      .baseline = "cublaslt_e4m3f32", .M = m, .N = n, .K = k}
 static const tc_gemm_bench_extra bench_extras[] = {
     FP8_SHAPE(4096, 7168, 16384), FP8_SHAPE(4096, 4096, 7168),
