@@ -7,7 +7,8 @@
  *   v1_dmma          v1_dmma.cuh                 v4_bf16xN_fast   v4_bf16x_fast.cuh
  *   v1_dmma16        v1_dmma16.cuh               v5_ozaki2_nN     v5_ozaki2.cuh
  *   v2_ozaki_sN      v2_ozaki.cuh                v6_ozaki2_fused_nN  v6_ozaki2_fused.cuh
- *   v3_bf16xN        v3_bf16x.cuh                (what v2, v5 and v6 share: ozaki_parts.cuh;
+ *   v3_bf16xN        v3_bf16x.cuh                v7_ozaki2_deep_nN   v7_ozaki2_deep.cuh
+ *                                                (what v2, v5 to v7 share: ozaki_parts.cuh;
  *                                                 v2, v3, v5: cublas_status.cuh)
  *
  * A problem a rung cannot take is reported as skipped with the rung's own reason, except where
@@ -19,10 +20,10 @@
  * choose the chunk of K (the largest whose int32 sums are exact, or for v5 whose CRT range holds
  * the sum), and --test forces chunks of OZ_FORCED_KC ("kc64"), so that the loop over chunks and
  * their f64 sum run at the test matrix's K too. TC_OZAKI_KC (environment, a multiple of 16) caps
- * the chunk of both schemes as well. v6_ozaki2_fused also chooses its persistent grid, forced to
- * one cluster ("1cluster"). The other rungs choose nothing.
+ * the chunk of both schemes as well. The fused rungs (v6, v7) also choose their persistent grid,
+ * forced to one cluster ("1cluster"). The other rungs choose nothing.
  *
- * v6_ozaki2_fused's exact check (its row's check_state, run by --test after the tolerance check):
+ * The fused rungs' exact check (their rows' check_state, run by --test after the tolerance check):
  * the exponents and residues its launch left in the workspace, and C bit for bit, against
  * ozaki_model.c (oz2_fused_mismatches), at the test matrix's sizes. */
 #include <cublas_v2.h> /* before check.h (through emulated_gemm.h): TC_CUBLAS_CHECK */
@@ -37,6 +38,7 @@
 #include "v4_bf16x_fast.cuh"
 #include "v5_ozaki2.cuh"
 #include "v6_ozaki2_fused.cuh"
+#include "v7_ozaki2_deep.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -298,40 +300,79 @@ extern "C" void hook_v5_ozaki2_launch(const tc_gemm_variant *v, const tc_gemm_pr
  * phases running on across units, chunks and moduli) */
 constexpr int OZ_FORCE_CHUNK = 1, OZ_FORCE_ONE_CLUSTER = 2;
 
-extern "C" const char *hook_v6_ozaki2_fused_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+/* The functions of a fused rung's plain launcher that its hooks call (v6, v7) */
+template <class Plan> struct fused_rung {
+    cudaError_t (*workspace_size_forced)(long, int, int, int, int, int, size_t *);
+    const char *(*unsupported_forced)(long, int, int, int, int, int);
+    cudaError_t (*prepare_forced)(Plan *, long, unsigned, int, int, int, int, int, const double *,
+                                  long, const double *, long, double *, long, void *, size_t);
+    cudaError_t (*run)(const Plan *, double, double, cudaStream_t);
+};
+static const fused_rung<oz_v6_ozaki2_fused_plan> v6_fused = {
+    .workspace_size_forced = oz_v6_ozaki2_fused_workspace_size_forced,
+    .unsupported_forced = oz_v6_ozaki2_fused_unsupported_forced,
+    .prepare_forced = oz_v6_ozaki2_fused_prepare_forced,
+    .run = oz_v6_ozaki2_fused_run};
+static const fused_rung<oz_v7_ozaki2_deep_plan> v7_deep = {
+    .workspace_size_forced = oz_v7_ozaki2_deep_workspace_size_forced,
+    .unsupported_forced = oz_v7_ozaki2_deep_unsupported_forced,
+    .prepare_forced = oz_v7_ozaki2_deep_prepare_forced,
+    .run = oz_v7_ozaki2_deep_run};
+
+template <class Plan>
+static const char *fused_prepare(const fused_rung<Plan> &rung, const tc_gemm_variant *v,
+                                 tc_gemm_problem *p)
 {
     const oz2_variant *var = (const oz2_variant *)v->impl;
     long kc_cap = env_kc_cap();
     if (p->force == OZ_FORCE_CHUNK) kc_cap = OZ_FORCED_KC;
     size_t bytes = 0;
-    cudaError_t e = oz_v6_ozaki2_fused_workspace_size_forced(kc_cap, var->moduli, var->bits, p->M,
-                                                             p->N, p->K, &bytes);
+    cudaError_t e =
+        rung.workspace_size_forced(kc_cap, var->moduli, var->bits, p->M, p->N, p->K, &bytes);
     /* the driver has checked the GPU and the row's n and k: what is left to refuse is a valid
      * problem too large for the TMA's 32-bit coordinates (at this chunk), a skip */
     if (e != cudaSuccess)
-        return hook_status(e, oz_v6_ozaki2_fused_unsupported_forced(kc_cap, var->moduli, var->bits,
-                                                                    p->M, p->N, p->K));
+        return hook_status(
+            e, rung.unsupported_forced(kc_cap, var->moduli, var->bits, p->M, p->N, p->K));
     const char *why = NULL;
-    hook_ws_plan<oz_v6_ozaki2_fused_plan> *h = new_ws_plan<oz_v6_ozaki2_fused_plan>(
-        p, bytes, TC_GEMM_SKIP "not enough device memory for the residues", &why);
+    hook_ws_plan<Plan> *h =
+        new_ws_plan<Plan>(p, bytes, TC_GEMM_SKIP "not enough device memory for the residues", &why);
     if (!h) return why;
-    e = oz_v6_ozaki2_fused_prepare_forced(
-        &h->plan, kc_cap, p->force == OZ_FORCE_ONE_CLUSTER ? 1 : 0, var->moduli, var->bits, p->M,
-        p->N, p->K, (const double *)p->d_a, p->lda, (const double *)p->d_b, p->ldb,
-        (double *)p->d_c, p->ldc, h->workspace, bytes);
+    e = rung.prepare_forced(&h->plan, kc_cap, p->force == OZ_FORCE_ONE_CLUSTER ? 1 : 0, var->moduli,
+                            var->bits, p->M, p->N, p->K, (const double *)p->d_a, p->lda,
+                            (const double *)p->d_b, p->ldb, (double *)p->d_c, p->ldc, h->workspace,
+                            bytes);
     if (e != cudaSuccess) {
         hook_release_workspace(v, p);
-        return hook_status(e, oz_v6_ozaki2_fused_unsupported_forced(kc_cap, var->moduli, var->bits,
-                                                                    p->M, p->N, p->K));
+        return hook_status(
+            e, rung.unsupported_forced(kc_cap, var->moduli, var->bits, p->M, p->N, p->K));
     }
     return NULL;
+}
+template <class Plan>
+static void fused_launch(const fused_rung<Plan> &rung, const tc_gemm_problem *p,
+                         cudaStream_t stream)
+{
+    const hook_ws_plan<Plan> *h = (const hook_ws_plan<Plan> *)p->plan;
+    TC_CUDA_CHECK(rung.run(&h->plan, p->alpha, p->beta, stream));
+}
+extern "C" const char *hook_v6_ozaki2_fused_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    return fused_prepare(v6_fused, v, p);
 }
 extern "C" void hook_v6_ozaki2_fused_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
                                             cudaStream_t stream)
 {
-    const hook_ws_plan<oz_v6_ozaki2_fused_plan> *h =
-        (const hook_ws_plan<oz_v6_ozaki2_fused_plan> *)p->plan;
-    TC_CUDA_CHECK(oz_v6_ozaki2_fused_run(&h->plan, p->alpha, p->beta, stream));
+    fused_launch(v6_fused, p, stream);
+}
+extern "C" const char *hook_v7_ozaki2_deep_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    return fused_prepare(v7_deep, v, p);
+}
+extern "C" void hook_v7_ozaki2_deep_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                                           cudaStream_t stream)
+{
+    fused_launch(v7_deep, p, stream);
 }
 
 /* The exact check's limit: (M + N) K values copied back and modelled */
@@ -339,9 +380,10 @@ constexpr long OZ_EXACT_MAX_VALUES = 1L << 24;
 
 /* NULL when the residues of row `row` of x (rows x K, ld), every chunk and modulus, are the
  * model's (oz2_scale, oz2_residue) in the plan's layout res, else what differs (in why) */
-static const char *fused_residues_differ(const oz_v6_ozaki2_fused_plan *plan, const int8_t *res,
-                                         const double *x, long ld, long rows, long row, int e,
-                                         char *why, size_t size)
+template <class Plan>
+static const char *fused_residues_differ(const Plan *plan, const int8_t *res, const double *x,
+                                         long ld, long rows, long row, int e, char *why,
+                                         size_t size)
 {
     const oz2_consts *c = &plan->args.c;
     const long kcp = plan->kcp, planes = plan->chunks * c->n;
@@ -368,12 +410,10 @@ static const char *fused_residues_differ(const oz_v6_ozaki2_fused_plan *plan, co
     return bad;
 }
 
-extern "C" const char *hook_v6_ozaki2_fused_check(const tc_gemm_variant *v,
-                                                  const tc_gemm_problem *p)
+template <class Plan> static const char *fused_check(const tc_gemm_problem *p)
 {
     static char why[400];
-    const oz_v6_ozaki2_fused_plan *plan =
-        &((const hook_ws_plan<oz_v6_ozaki2_fused_plan> *)p->plan)->plan;
+    const Plan *plan = &((const hook_ws_plan<Plan> *)p->plan)->plan;
     const long M = p->M, N = p->N, K = p->K;
     /* beta != 0: C before the call is gone (the tolerance check has judged it); a large problem
      * is checked by the tolerance alone */
@@ -416,4 +456,13 @@ extern "C" const char *hook_v6_ozaki2_fused_check(const tc_gemm_variant *v,
     }
     free(a), free(b), free(c), free(ea);
     return bad;
+}
+extern "C" const char *hook_v6_ozaki2_fused_check(const tc_gemm_variant *v,
+                                                  const tc_gemm_problem *p)
+{
+    return fused_check<oz_v6_ozaki2_fused_plan>(p);
+}
+extern "C" const char *hook_v7_ozaki2_deep_check(const tc_gemm_variant *v, const tc_gemm_problem *p)
+{
+    return fused_check<oz_v7_ozaki2_deep_plan>(p);
 }
