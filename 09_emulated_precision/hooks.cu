@@ -8,7 +8,8 @@
  *   v1_dmma16        v1_dmma16.cuh               v5_ozaki2_nN     v5_ozaki2.cuh
  *   v2_ozaki_sN      v2_ozaki.cuh                v6_ozaki2_fused_nN  v6_ozaki2_fused.cuh
  *   v3_bf16xN        v3_bf16x.cuh                v7_ozaki2_deep_nN   v7_ozaki2_deep.cuh
- *                                                (what v2, v5 to v7 share: ozaki_parts.cuh;
+ *                                                v8_ozaki2_frac_nN   v8_ozaki2_frac.cuh
+ *                                                (what v2, v5 to v8 share: ozaki_parts.cuh;
  *                                                 v2, v3, v5: cublas_status.cuh)
  *
  * A problem a rung cannot take is reported as skipped with the rung's own reason, except where
@@ -20,7 +21,7 @@
  * choose the chunk of K (the largest whose int32 sums are exact, or for v5 whose CRT range holds
  * the sum), and --test forces chunks of OZ_FORCED_KC ("kc64"), so that the loop over chunks and
  * their f64 sum run at the test matrix's K too. TC_OZAKI_KC (environment, a multiple of 16) caps
- * the chunk of both schemes as well. The fused rungs (v6, v7) also choose their persistent grid,
+ * the chunk of both schemes as well. The fused rungs (v6 to v8) also choose their persistent grid,
  * forced to one cluster ("1cluster"). The other rungs choose nothing.
  *
  * The fused rungs' exact check (their rows' check_state, run by --test after the tolerance check):
@@ -39,6 +40,7 @@
 #include "v5_ozaki2.cuh"
 #include "v6_ozaki2_fused.cuh"
 #include "v7_ozaki2_deep.cuh"
+#include "v8_ozaki2_frac.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -318,6 +320,11 @@ static const fused_rung<oz_v7_ozaki2_deep_plan> v7_deep = {
     .unsupported_forced = oz_v7_ozaki2_deep_unsupported_forced,
     .prepare_forced = oz_v7_ozaki2_deep_prepare_forced,
     .run = oz_v7_ozaki2_deep_run};
+static const fused_rung<oz_v8_ozaki2_frac_plan> v8_frac = {
+    .workspace_size_forced = oz_v8_ozaki2_frac_workspace_size_forced,
+    .unsupported_forced = oz_v8_ozaki2_frac_unsupported_forced,
+    .prepare_forced = oz_v8_ozaki2_frac_prepare_forced,
+    .run = oz_v8_ozaki2_frac_run};
 
 template <class Plan>
 static const char *fused_prepare(const fused_rung<Plan> &rung, const tc_gemm_variant *v,
@@ -374,6 +381,15 @@ extern "C" void hook_v7_ozaki2_deep_launch(const tc_gemm_variant *v, const tc_ge
 {
     fused_launch(v7_deep, p, stream);
 }
+extern "C" const char *hook_v8_ozaki2_frac_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    return fused_prepare(v8_frac, v, p);
+}
+extern "C" void hook_v8_ozaki2_frac_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                                           cudaStream_t stream)
+{
+    fused_launch(v8_frac, p, stream);
+}
 
 /* The exact check's limit: (M + N) K values copied back and modelled */
 constexpr long OZ_EXACT_MAX_VALUES = 1L << 24;
@@ -408,6 +424,23 @@ static const char *fused_residues_differ(const Plan *plan, const int8_t *res, co
         }
     free(got);
     return bad;
+}
+
+/* C against the rung's model, bit for bit: v6's and v7's arithmetic (oz2_fused_mismatches), or
+ * v8's fraction form (oz2_frac_mismatches) */
+template <class Plan>
+static long model_mismatches(const Plan *plan, const tc_gemm_problem *p, const double *a,
+                             const double *b, const double *c, char *why, size_t size)
+{
+    return oz2_fused_mismatches(&plan->args.c, &plan->args.f, plan->bits, plan->kc, p->M, p->N,
+                                p->K, a, p->lda, b, p->ldb, c, p->ldc, p->alpha, why, size);
+}
+static long model_mismatches(const oz_v8_ozaki2_frac_plan *plan, const tc_gemm_problem *p,
+                             const double *a, const double *b, const double *c, char *why,
+                             size_t size)
+{
+    return oz2_frac_mismatches(&plan->args.c, &plan->args.fr, plan->bits, plan->kc, p->M, p->N,
+                               p->K, a, p->lda, b, p->ldb, c, p->ldc, p->alpha, why, size);
 }
 
 template <class Plan> static const char *fused_check(const tc_gemm_problem *p)
@@ -449,10 +482,7 @@ template <class Plan> static const char *fused_check(const tc_gemm_problem *p)
                                             eb[cols_b[q]], why, sizeof why);
         }
         /* C, bit for bit */
-        if (!bad &&
-            oz2_fused_mismatches(&plan->args.c, &plan->args.f, plan->bits, plan->kc, M, N, K, a,
-                                 p->lda, b, p->ldb, c, p->ldc, p->alpha, why, sizeof why) != 0)
-            bad = why;
+        if (!bad && model_mismatches(plan, p, a, b, c, why, sizeof why) != 0) bad = why;
     }
     free(a), free(b), free(c), free(ea);
     return bad;
@@ -465,4 +495,8 @@ extern "C" const char *hook_v6_ozaki2_fused_check(const tc_gemm_variant *v,
 extern "C" const char *hook_v7_ozaki2_deep_check(const tc_gemm_variant *v, const tc_gemm_problem *p)
 {
     return fused_check<oz_v7_ozaki2_deep_plan>(p);
+}
+extern "C" const char *hook_v8_ozaki2_frac_check(const tc_gemm_variant *v, const tc_gemm_problem *p)
+{
+    return fused_check<oz_v8_ozaki2_frac_plan>(p);
 }

@@ -11,8 +11,8 @@
  * dropped word products), all in common/verify.c.
  *
  * Each row's hooks (hooks.cu) call its rung's plain launcher: v1_dmma.cuh, v1_dmma16.cuh,
- * v2_ozaki.cuh, v3_bf16x.cuh, v4_bf16x_fast.cuh, v5_ozaki2.cuh, v6_ozaki2_fused.cuh and
- * v7_ozaki2_deep.cuh (the int8 products of Ozaki II fused into one wgmma kernel, sm_90a, with an
+ * v2_ozaki.cuh, v3_bf16x.cuh, v4_bf16x_fast.cuh, v5_ozaki2.cuh, v6_ozaki2_fused.cuh,
+ * v7_ozaki2_deep.cuh and v8_ozaki2_frac.cuh (the int8 products of Ozaki II fused into one wgmma kernel, sm_90a, with an
  * exact check against ozaki_model.c).
  *
  * Build and run
@@ -51,7 +51,7 @@ static const char *const forced_chunk[] = {"kc64"};
     RUNG(.name = NAME, .precision = ROWNAME, .impl = IMPL, .prepare = hook_v5_ozaki2_prepare,      \
          .launch = hook_v5_ozaki2_launch, .release = hook_release_workspace, .n_forced = 1,        \
          .forced_names = forced_chunk, __VA_ARGS__)
-/* v6's and v7's choices --test forces: K in chunks of 64, and a persistent grid of one cluster */
+/* the fused rungs' (v6 to v8) choices --test forces: K in chunks of 64, and a persistent grid of one cluster */
 static const char *const forced_fused[] = {"kc64", "1cluster"};
 #define OZAKI2_FUSED(NAME, ROWNAME, IMPL, ...)                                                     \
     RUNG_AT(90, .name = NAME, .precision = ROWNAME, .impl = IMPL, .target = "90a",                \
@@ -62,6 +62,11 @@ static const char *const forced_fused[] = {"kc64", "1cluster"};
     RUNG_AT(90, .name = NAME, .precision = ROWNAME, .impl = IMPL, .target = "90a",                \
             .prepare = hook_v7_ozaki2_deep_prepare, .launch = hook_v7_ozaki2_deep_launch,         \
             .release = hook_release_workspace, .check_state = hook_v7_ozaki2_deep_check,          \
+            .n_forced = 2, .forced_names = forced_fused, __VA_ARGS__)
+#define OZAKI2_FRAC(NAME, ROWNAME, IMPL, ...)                                                      \
+    RUNG_AT(90, .name = NAME, .precision = ROWNAME, .impl = IMPL, .target = "90a",                \
+            .prepare = hook_v8_ozaki2_frac_prepare, .launch = hook_v8_ozaki2_frac_launch,         \
+            .release = hook_release_workspace, .check_state = hook_v8_ozaki2_frac_check,          \
             .n_forced = 2, .forced_names = forced_fused, __VA_ARGS__)
 
 /* the arithmetic --test checks bit for bit on an sm_90 GPU (tc_gemm_emulation): v4's words
@@ -112,6 +117,12 @@ static const tc_gemm_variant variants[] = {
            .description = "sm_90a: v6 with the CRT sums' middle word in registers, a ring of 5 stages"),
     OZAKI2_DEEP("v7_ozaki2_deep_n16", "f64_oz2n16", &oz2_n16,
            .description = "sm_90a: v6 with the CRT sums' middle word in registers, a ring of 5 stages"),
+    OZAKI2_FRAC("v8_ozaki2_frac_n14", "f64_oz2n14", &oz2_n14,
+           .description = "sm_90a: v7 with the CRT sum in the fraction form: the int32 sums unreduced"),
+    OZAKI2_FRAC("v8_ozaki2_frac_n15", "f64_oz2n15", &oz2_n15,
+           .description = "sm_90a: v7 with the CRT sum in the fraction form: the int32 sums unreduced"),
+    OZAKI2_FRAC("v8_ozaki2_frac_n16", "f64_oz2n16", &oz2_n16,
+           .description = "sm_90a: v7 with the CRT sum in the fraction form: the int32 sums unreduced"),
     {.name = "cublas_f32", .precision = "f32", .min_cc = 80, .a_layout = ROW, .b_layout = COL,
      .c_layout = ROW, .problem = "FP32 GEMM", .impl = &tc_cublas_f32,
      .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, .release = tc_cublas_release,

@@ -224,6 +224,49 @@ double oz2_fused_dot(const oz2_consts *c, const oz2_fused_consts *f, int k, cons
     return ldexp(sum, ea + eb);
 }
 
+/* ---- the fraction form ------------------------------------------------------------------------- */
+void oz2_frac_consts_init(oz2_frac_consts *fr, const oz2_consts *c)
+{
+    for (int l = 0; l < OZ2_MAX_MODULI; l++) {
+        fr->v[l][0] = fr->v[l][1] = fr->v[l][2] = 0;
+        if (l >= c->n) continue; /* unused */
+        /* V = round(2^96 inv / m): inv 2^96 = q m + rest (inv < m <= 256: below 2^104) */
+        const unsigned __int128 m = (unsigned)c->m[l];
+        const unsigned __int128 num = (unsigned __int128)(unsigned)c->inv[l] << 96;
+        const unsigned __int128 q = num / m, rest = num - q * m;
+        const unsigned __int128 v = q + (2 * rest >= m); /* below 2^96: inv < m */
+        for (int j = 0; j < 3; j++) fr->v[l][j] = (uint32_t)(v >> (32 * j));
+    }
+    unsigned __int128 sum = 0; /* -2^31 (V_1 + ... + V_n) mod 2^96 */
+    for (int l = 0; l < c->n; l++) {
+        unsigned __int128 v = 0;
+        for (int j = 0; j < 3; j++) v |= (unsigned __int128)fr->v[l][j] << (32 * j);
+        sum += v;
+    }
+    const unsigned __int128 bias =
+        ((unsigned __int128)0 - (sum << 31)) & ((unsigned __int128)-1 >> 32);
+    for (int j = 0; j < 3; j++) fr->bias[j] = (uint32_t)(bias >> (32 * j));
+}
+
+double oz2_frac_dot(const oz2_consts *c, const oz2_frac_consts *fr, int k, const double *a, int ea,
+                    const double *b, int eb, long K, long kc)
+{
+    double sum = 0;
+    for (long k0 = 0; k0 < K; k0 += kc) {
+        int32_t acc[OZ2_MAX_MODULI] = {0};
+        for (long i = k0; i < K && i < k0 + kc; i++) {
+            const int64_t x = oz2_scale(a[i], ea, k), y = oz2_scale(b[i], eb, k);
+            for (int l = 0; l < c->n; l++)
+                acc[l] += oz2_residue(x, c->m[l]) * oz2_residue(y, c->m[l]); /* exact: the chunk */
+        }
+        uint32_t f[3] = {0, 0, 0};
+        for (int l = 0; l < c->n; l++) oz2_frac_add(f, acc[l], fr->v[l]);
+        const double v = oz2_fixed96_to_double(f, c->p_hi, c->p_lo) * ldexp(1.0, -2 * k);
+        sum = k0 == 0 ? v : sum + v;
+    }
+    return ldexp(sum, ea + eb);
+}
+
 /* element e of oz2_fused_mismatches's sample */
 static void fused_sample(long e, long M, long N, long *i, long *j)
 {
@@ -243,28 +286,69 @@ static void fused_sample(long e, long M, long N, long *i, long *j)
     *i = (long)((h >> 32) % (uint64_t)M), *j = (long)((h & 0xffffffffu) % (uint64_t)N);
 }
 
-long oz2_fused_mismatches(const oz2_consts *c, const oz2_fused_consts *f, int k, long kc, long M,
-                          long N, long K, const double *A, long lda, const double *B, long ldb,
-                          const double *C, long ldc, double alpha, char *message, size_t size)
+/* the sample's elements of C against alpha model(row i, column j), bit for bit */
+typedef double (*oz2_element_fn)(const void *consts, long i, long j);
+typedef struct {
+    const oz2_consts *c;
+    const void *model; /* oz2_fused_consts or oz2_frac_consts */
+    int k;
+    long kc, K;
+    const double *A, *B;
+    long lda, ldb;
+} oz2_element_args;
+static double fused_element(const void *args, long i, long j)
+{
+    const oz2_element_args *e = (const oz2_element_args *)args;
+    const double *a = e->A + i * e->lda, *b = e->B + j * e->ldb;
+    return oz2_fused_dot(e->c, (const oz2_fused_consts *)e->model, e->k, a, oz_exponent(a, e->K, 1),
+                         b, oz_exponent(b, e->K, 1), e->K, e->kc);
+}
+static double frac_element(const void *args, long i, long j)
+{
+    const oz2_element_args *e = (const oz2_element_args *)args;
+    const double *a = e->A + i * e->lda, *b = e->B + j * e->ldb;
+    return oz2_frac_dot(e->c, (const oz2_frac_consts *)e->model, e->k, a, oz_exponent(a, e->K, 1),
+                        b, oz_exponent(b, e->K, 1), e->K, e->kc);
+}
+static long element_mismatches(oz2_element_fn model, const oz2_element_args *args, const char *name,
+                               long M, long N, const double *C, long ldc, double alpha,
+                               char *message, size_t size)
 {
     const long n = M * N <= 256 ? M * N : 256;
     long bad = 0;
     for (long e = 0; e < n; e++) {
         long i, j;
         fused_sample(e, M, N, &i, &j);
-        const double *a = A + i * lda, *b = B + j * ldb;
-        const double want =
-            alpha * oz2_fused_dot(c, f, k, a, oz_exponent(a, K, 1), b, oz_exponent(b, K, 1), K, kc);
+        const double want = alpha * model(args, i, j);
         const double got = C[i * ldc + j];
         if (memcmp(&got, &want, sizeof got) != 0 && bad++ == 0)
             snprintf(message, size,
-                     "exact check: C(%ld,%ld) = %a, ozaki_model.c's oz2_fused_dot %a (chunks of "
-                     "%ld)",
-                     i, j, got, want, kc);
+                     "exact check: C(%ld,%ld) = %a, ozaki_model.c's %s %a (chunks of %ld)", i, j,
+                     got, name, want, args->kc);
     }
     if (bad) {
         const size_t used = strlen(message);
         snprintf(message + used, size - used, "; %ld of %ld elements differ", bad, n);
     }
     return bad;
+}
+
+long oz2_fused_mismatches(const oz2_consts *c, const oz2_fused_consts *f, int k, long kc, long M,
+                          long N, long K, const double *A, long lda, const double *B, long ldb,
+                          const double *C, long ldc, double alpha, char *message, size_t size)
+{
+    const oz2_element_args args = {
+        .c = c, .model = f, .k = k, .kc = kc, .K = K, .A = A, .B = B, .lda = lda, .ldb = ldb};
+    return element_mismatches(fused_element, &args, "oz2_fused_dot", M, N, C, ldc, alpha, message,
+                              size);
+}
+
+long oz2_frac_mismatches(const oz2_consts *c, const oz2_frac_consts *fr, int k, long kc, long M,
+                         long N, long K, const double *A, long lda, const double *B, long ldb,
+                         const double *C, long ldc, double alpha, char *message, size_t size)
+{
+    const oz2_element_args args = {
+        .c = c, .model = fr, .k = k, .kc = kc, .K = K, .A = A, .B = B, .lda = lda, .ldb = ldb};
+    return element_mismatches(frac_element, &args, "oz2_frac_dot", M, N, C, ldc, alpha, message,
+                              size);
 }

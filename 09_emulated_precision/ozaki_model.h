@@ -174,14 +174,52 @@ static inline OZ2_HOST_DEVICE uint32_t oz2_reduce_mul(int32_t x, uint32_t m, uin
     return t >= m ? t - m : t;
 }
 
-/* f (+)= t W' modulo 2^96: f and w are three 32-bit words, lowest first */
+/* f (+)= t W' modulo 2^96: f and w are three 32-bit words, lowest first; exact for any 32-bit t
+ * (the middle product with its carries is at most 2^64 - 1; below 2^41 for v6's t < 256) */
 static inline OZ2_HOST_DEVICE void oz2_fixed96_add(uint32_t f[3], uint32_t t, const uint32_t w[3])
 {
     const uint64_t low = (uint64_t)t * w[0] + f[0];
-    const uint64_t mid = (uint64_t)t * w[1] + f[1] + (low >> 32); /* below 2^41 */
+    const uint64_t mid = (uint64_t)t * w[1] + f[1] + (low >> 32);
     f[0] = (uint32_t)low;
     f[1] = (uint32_t)mid;
     f[2] += t * w[2] + (uint32_t)(mid >> 32);
+}
+
+/* ---- the fraction form (v8_ozaki2_frac): the int32 sums into the CRT sum as they are ---------
+ *
+ * (a mod m) / m and a / m differ by an integer for every integer a, and the CRT fraction is taken
+ * modulo 1, so frac(sum_l t_l / m_l) with t_l = (x_l mod m_l) inv_l mod m_l is also
+ * frac(sum_l x_l inv_l / m_l) for the int32 sums x_l themselves: no reduction at all. v8 adds
+ * F (+)= x_l V_l mod 2^96 with V_l = round(2^96 inv_l / m_l); each V_l is off by at most 1/2, so F
+ * is off by at most sum |x_l| / 2 < n 2^30 units of 2^-96 (|x_l| < 2^31), and C' = P F 2^-96 by at
+ * most n 2^-66 P: for n = 15 (P near 2^117.8) about 2^51.7, where the k-bit truncation of the
+ * inputs allows Kc 2^(k+1) (2^65 for k = 51 at a chunk of 8192): the ratio is n 2^(-84 - k) P,
+ * below 2^-13 for every row of the chapter. */
+typedef struct {
+    uint32_t v[OZ2_MAX_MODULI][3]; /* V_l = round(2^96 inv_l / m_l), 32-bit words, lowest first */
+    uint32_t bias[3];              /* -2^31 (V_1 + ... + V_n) mod 2^96: the biased sum's start */
+} oz2_frac_consts;
+
+/* v8's constants for the moduli of c */
+void oz2_frac_consts_init(oz2_frac_consts *fr, const oz2_consts *c);
+
+/* f (+)= x V modulo 2^96 for a signed int32 x: u = x mod 2^32 (its bits) times V, less 2^32 V
+ * when x < 0 (u = x + 2^32 then), the three words' carries propagated. The kernel computes the
+ * same sum biased, which needs no sign: x + 2^31 is never negative, so F = bias + sum_l
+ * (x_l + 2^31) V_l mod 2^96 with bias = -2^31 sum_l V_l, each term one oz2_fixed96_add of the
+ * 32-bit x_l ^ 2^31; both are exact modulo 2^96, so their words are equal. */
+static inline OZ2_HOST_DEVICE void oz2_frac_add(uint32_t f[3], int32_t x, const uint32_t v[3])
+{
+    const uint32_t u = (uint32_t)x;
+    const uint64_t p0 = (uint64_t)u * v[0];
+    uint64_t p12 = (uint64_t)u * v[1] + (p0 >> 32); /* words 1 and 2 of u V, below 2^64 */
+    p12 = ((uint64_t)(u * v[2] + (uint32_t)(p12 >> 32)) << 32) | (uint32_t)p12;
+    if (x < 0) p12 -= (uint64_t)v[1] << 32 | v[0]; /* less 2^32 V, modulo 2^96 */
+    const uint64_t low = (uint64_t)f[0] + (uint32_t)p0;
+    const uint64_t mid = (uint64_t)f[1] + (uint32_t)p12 + (low >> 32);
+    f[0] = (uint32_t)low;
+    f[1] = (uint32_t)mid;
+    f[2] += (uint32_t)(p12 >> 32) + (uint32_t)(mid >> 32);
 }
 
 /* The device's roundings written out: no multiply and add may be contracted into an fma that
@@ -215,6 +253,15 @@ double oz2_reconstruct96(const oz2_consts *c, const oz2_fused_consts *f, const u
  * the chunks added in order in f64, then times 2^(ea + eb). */
 double oz2_fused_dot(const oz2_consts *c, const oz2_fused_consts *f, int k, const double *a, int ea,
                      const double *b, int eb, long K, long kc);
+
+/* One element of C as v8 computes it: as oz2_fused_dot, but per chunk F = sum_l x_l V_l mod 2^96
+ * from the int32 sums x_l themselves (oz2_frac_add), then oz2_fixed96_to_double */
+double oz2_frac_dot(const oz2_consts *c, const oz2_frac_consts *fr, int k, const double *a, int ea,
+                    const double *b, int eb, long K, long kc);
+/* v8's exact check: as oz2_fused_mismatches, against oz2_frac_dot */
+long oz2_frac_mismatches(const oz2_consts *c, const oz2_frac_consts *fr, int k, long kc, long M,
+                         long N, long K, const double *A, long lda, const double *B, long ldb,
+                         const double *C, long ldc, double alpha, char *message, size_t size);
 
 /* The exact check of v6 (its --test, after the tolerance check): C (M x N row-major, ldc) as the
  * GPU left it with beta = 0, against alpha oz2_fused_dot of A (M x K row-major, lda) and B (K x N

@@ -5,7 +5,9 @@
  * (v5_ozaki2), the moduli and their inverses, the residues, the fixed-point reconstruction
  * against exact 128-bit integers, the chunk limit, and the emulated dot product; for the fused
  * rung (v6_ozaki2_fused), the reduction by multiplies, the 96-bit reconstruction, one element in
- * chunks, and the exact check its --test runs (it fails wrong results). */
+ * chunks, and the exact check its --test runs (it fails wrong results); for v8_ozaki2_frac, the
+ * fraction form's weights, its signed 96-bit multiply-add, the reconstruction from unreduced
+ * int32 sums, one element, and its exact check. */
 #include "unit.h"
 
 #include "ozaki_model.h"
@@ -546,6 +548,219 @@ static int unit_oz2_fused_check(void)
     return 0;
 }
 
+/* ---- the fraction form (v8) --------------------------------------------------------------------- */
+static unsigned __int128 words96(const uint32_t w[3])
+{
+    unsigned __int128 x = 0;
+    for (int j = 0; j < 3; j++) x |= (unsigned __int128)w[j] << (32 * j);
+    return x;
+}
+static const unsigned __int128 MASK96 = ((unsigned __int128)1 << 96) - 1;
+
+/* V_l = 2^96 inv_l / m_l rounded, for every modulus of n = 14, 15, 16 */
+static int unit_oz2_frac_consts(void)
+{
+    for (int n = 14; n <= 16; n++) {
+        oz2_consts c;
+        oz2_consts_init(&c, n);
+        oz2_frac_consts fr;
+        oz2_frac_consts_init(&fr, &c);
+        for (int l = 0; l < n; l++) {
+            const __int128 off =
+                (__int128)(words96(fr.v[l]) * (unsigned)c.m[l]) - ((__int128)c.inv[l] << 96);
+            UNIT_CHECK(2 * off <= c.m[l] && 2 * off >= -c.m[l], "n=%d: V = 2^96 %d / %d off by %d",
+                       n, c.inv[l], c.m[l], (int)off);
+        }
+        for (int l = n; l < OZ2_MAX_MODULI; l++)
+            UNIT_CHECK(words96(fr.v[l]) == 0, "n=%d: unused modulus %d has a weight", n, l);
+    }
+    return 0;
+}
+
+/* oz2_frac_add is f + x V modulo 2^96, exactly, for signed x at its extremes and at random, and
+ * V and f at random */
+static int unit_oz2_frac_add(void)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, 102);
+    const int32_t edges[] = {0, 1, -1, 2, -2, INT32_MAX, INT32_MIN, INT32_MIN + 1, 255, -256};
+    for (int i = 0; i < 200000; i++) {
+        uint32_t f[3], v[3];
+        for (int j = 0; j < 3; j++) f[j] = (uint32_t)tc_rng_next_u64(&rng);
+        for (int j = 0; j < 3; j++) v[j] = (uint32_t)tc_rng_next_u64(&rng);
+        if (i % 5 == 0) v[0] = v[1] = v[2] = 0xffffffffu; /* every carry */
+        const int32_t x = i < 10 ? edges[i] : (int32_t)(uint32_t)tc_rng_next_u64(&rng);
+        const unsigned __int128 before = words96(f), vv = words96(v);
+        /* x V mod 2^96 with x's sign: (2^96 - |x| V mod 2^96) for x < 0 */
+        const unsigned __int128 ax = x < 0 ? (unsigned __int128)(-(int64_t)x) : (unsigned)x;
+        const unsigned __int128 prod = (ax * vv) & MASK96;
+        const unsigned __int128 want =
+            (before + (x < 0 ? (((unsigned __int128)1 << 96) - prod) : prod)) & MASK96;
+        oz2_frac_add(f, x, v);
+        UNIT_CHECK(words96(f) == want, "x = %d: the 96-bit sum is off", (int)x);
+    }
+    return 0;
+}
+
+/* The kernel's biased sum (bias, then oz2_fixed96_add of x ^ 2^31 per modulus) has the words of
+ * the signed one (oz2_frac_add), for n = 14, 15, 16 and int32 sums at random and at the extremes */
+static int unit_oz2_frac_biased(void)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, 106);
+    for (int n = 14; n <= 16; n++) {
+        oz2_consts c;
+        oz2_consts_init(&c, n);
+        oz2_frac_consts fr;
+        oz2_frac_consts_init(&fr, &c);
+        for (int i = 0; i < 20000; i++) {
+            uint32_t plain[3] = {0, 0, 0}, biased[3] = {fr.bias[0], fr.bias[1], fr.bias[2]};
+            for (int l = 0; l < n; l++) {
+                int32_t x = (int32_t)(uint32_t)tc_rng_next_u64(&rng);
+                if (i % 7 == 1) x = l % 2 ? INT32_MIN : INT32_MAX;
+                if (i % 7 == 2) x = (int32_t)(x % 1000);
+                oz2_frac_add(plain, x, fr.v[l]);
+                oz2_fixed96_add(biased, (uint32_t)x ^ 0x80000000u, fr.v[l]);
+            }
+            UNIT_CHECK(plain[0] == biased[0] && plain[1] == biased[1] && plain[2] == biased[2],
+                       "n=%d: the biased sum's words differ from the signed sum's", n);
+        }
+    }
+    return 0;
+}
+
+/* The fraction form reconstructs the integer of (-P/2, P/2) from int32 sums that are the residues
+ * plus any multiples of the moduli (as the GPU's unreduced sums are), to within 2^-52 of it and
+ * n 2^-66 P (ozaki_model.h) */
+static int unit_oz2_frac_reconstruct(void)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, 103);
+    for (int n = 14; n <= 16; n++) {
+        oz2_consts c;
+        oz2_consts_init(&c, n);
+        oz2_frac_consts fr;
+        oz2_frac_consts_init(&fr, &c);
+        const __int128 P = product_of_moduli(&c);
+        const __int128 half = P / 2 - 1 - (P >> 41); /* oz2_k_chunk's range */
+        for (int i = 0; i < 20000; i++) {
+            __int128 x = ((__int128)tc_rng_next_u64(&rng) << 64 | tc_rng_next_u64(&rng));
+            if (x < 0) x = -x;
+            x = x % (2 * half + 1) - half;
+            if (i % 3 == 1) x >>= i % 100;
+            if (i == 0) x = 0;
+            if (i == 1) x = half;
+            if (i == 2) x = -half;
+            uint32_t f[3] = {0, 0, 0};
+            for (int l = 0; l < c.n; l++) {
+                /* the residue plus a multiple of m_l, anywhere in int32 (the largest when i % 4
+                 * == 3: the bound's case) */
+                int64_t r = (int64_t)(x % c.m[l]);
+                const int64_t room = (INT32_MAX - 256) / c.m[l];
+                int64_t j = (int64_t)(tc_rng_next_u64(&rng) % (uint64_t)(2 * room + 1)) - room;
+                if (i % 4 == 3) j = (l % 2 ? room : -room);
+                if (i % 4 == 0) j = 0;
+                oz2_frac_add(f, (int32_t)(r + j * c.m[l]), fr.v[l]);
+            }
+            const double got = oz2_fixed96_to_double(f, c.p_hi, c.p_lo), want = (double)x;
+            const double tol = 0x1p-52 * fabs(want) + n * 0x1p-66 * (double)P;
+            UNIT_CHECK(fabs(got - want) <= tol, "n=%d: got %a, want %a", c.n, got, want);
+        }
+    }
+    return 0;
+}
+
+/* One element of v8: a single chunk is the exact integer sum's C' to within 2^-51 of it and
+ * n 2^-66 P; in chunks of 64 and as one chunk it stays within the scheme's bound of the
+ * compensated reference; and its result is within the same of v6's */
+static int unit_oz2_frac_dot(void)
+{
+    enum { K = 1000 };
+    tc_rng rng;
+    tc_rng_seed(&rng, 104);
+    double a[K], b[K], ref;
+    const struct {
+        int n, k;
+    } rows[] = {{14, 48}, {15, 51}, {16, 52}};
+    for (int i = 0; i < 3; i++) {
+        oz2_consts c;
+        oz2_consts_init(&c, rows[i].n);
+        oz2_frac_consts fr;
+        oz2_frac_consts_init(&fr, &c);
+        oz2_fused_consts f;
+        oz2_fused_consts_init(&f, &c);
+        const int k = rows[i].k;
+        for (int trial = 0; trial < 40; trial++) {
+            const int spread = trial % 2;
+            for (int j = 0; j < K; j++) a[j] = draw(&rng, spread), b[j] = draw(&rng, spread);
+            const int ea = oz_exponent(a, K, 1), eb = oz_exponent(b, K, 1);
+            const tc_matrix A = tc_matrix_make(a, TC_F64, 1, K, TC_ROW_MAJOR, K);
+            const tc_matrix B = tc_matrix_make(b, TC_F64, K, 1, TC_COL_MAJOR, K);
+            tc_sample smp = tc_sample_make(1, 1, K, 1e18, 0, &rng);
+            tc_ref_gemm(&A, &B, &smp, &ref);
+            tc_sample_free(&smp);
+            double ehi, elo;
+            oz2_dot(&c, k, a, ea, b, eb, K, &ehi, &elo);
+            const double exact = ldexp(ehi + elo, ea + eb - 2 * k);
+            const double one = oz2_frac_dot(&c, &fr, k, a, ea, b, eb, K, K);
+            const double unit = ldexp(1.0, ea + eb - 2 * k); /* one unit of C' */
+            const double slack = c.n * 0x1p-66 * c.p_hi * unit;
+            UNIT_CHECK(fabs(one - exact) <= 0x1p-51 * fabs(exact) + slack,
+                       "n=%d: C' %a, the exact integer sum %a", c.n, one, exact);
+            const double v6 = oz2_fused_dot(&c, &f, k, a, ea, b, eb, K, K);
+            UNIT_CHECK(fabs(one - v6) <= 0x1p-50 * fabs(v6) + 2 * slack,
+                       "n=%d: the fraction form %a, v6's %a", c.n, one, v6);
+            const double bound =
+                K * oz2_product_bound(k) * ldexp(1.0, ea + eb) + 8 * 0x1p-53 * fabs(ref);
+            const double chunked = oz2_frac_dot(&c, &fr, k, a, ea, b, eb, K, 64);
+            UNIT_CHECK(fabs(one - ref) <= bound && fabs(chunked - ref) <= bound,
+                       "n=%d k=%d: errors %.3g (one chunk), %.3g (chunks of 64) > bound %.3g", c.n,
+                       k, fabs(one - ref), fabs(chunked - ref), bound);
+        }
+    }
+    return 0;
+}
+
+/* v8's exact check passes the model's own C and fails one ulp off at a corner and a weight off
+ * by a word */
+static int unit_oz2_frac_check(void)
+{
+    enum { M = 70, N = 40, K = 200, LD = 200, LDC = 40 };
+    static double a[M * LD], b[N * LD], C[M * LDC];
+    tc_rng rng;
+    tc_rng_seed(&rng, 105);
+    for (long i = 0; i < M * LD; i++) a[i] = draw(&rng, 1);
+    for (long i = 0; i < N * LD; i++) b[i] = draw(&rng, 1);
+    oz2_consts c;
+    oz2_consts_init(&c, 15);
+    oz2_frac_consts fr;
+    oz2_frac_consts_init(&fr, &c);
+    const int k = 51;
+    for (long i = 0; i < M; i++)
+        for (long j = 0; j < N; j++) {
+            const double *ai = a + i * LD, *bj = b + j * LD;
+            C[i * LDC + j] = 1.5 * oz2_frac_dot(&c, &fr, k, ai, oz_exponent(ai, K, 1), bj,
+                                                oz_exponent(bj, K, 1), K, 64);
+        }
+    char msg[300] = "";
+    UNIT_CHECK(oz2_frac_mismatches(&c, &fr, k, 64, M, N, K, a, LD, b, LD, C, LDC, 1.5, msg,
+                                   sizeof msg) == 0,
+               "the model's own C fails: %s", msg);
+    double *last = &C[(M - 1) * LDC + N - 1];
+    const double keep = *last;
+    *last = nextafter(keep, 2 * keep);
+    UNIT_CHECK(oz2_frac_mismatches(&c, &fr, k, 64, M, N, K, a, LD, b, LD, C, LDC, 1.5, msg,
+                                   sizeof msg) >= 1,
+               "one ulp off at the corner not seen");
+    *last = keep;
+    oz2_frac_consts wrong = fr;
+    wrong.v[5][1] += 1;
+    UNIT_CHECK(oz2_frac_mismatches(&c, &wrong, k, 64, M, N, K, a, LD, b, LD, C, LDC, 1.5, msg,
+                                   sizeof msg) > 0,
+               "a weight off by 2^32 units not seen");
+    return 0;
+}
+
 static const tc_unit tests[] = {
     {.name = "oz_exponent_edges", .fn = unit_oz_exponent_edges},
     {.name = "oz_split_reconstructs", .fn = unit_oz_split_reconstructs},
@@ -564,5 +779,11 @@ static const tc_unit tests[] = {
     {.name = "oz2_reconstruct96", .fn = unit_oz2_reconstruct96},
     {.name = "oz2_fused_dot", .fn = unit_oz2_fused_dot},
     {.name = "oz2_fused_check", .fn = unit_oz2_fused_check},
+    {.name = "oz2_frac_consts", .fn = unit_oz2_frac_consts},
+    {.name = "oz2_frac_add", .fn = unit_oz2_frac_add},
+    {.name = "oz2_frac_biased", .fn = unit_oz2_frac_biased},
+    {.name = "oz2_frac_reconstruct", .fn = unit_oz2_frac_reconstruct},
+    {.name = "oz2_frac_dot", .fn = unit_oz2_frac_dot},
+    {.name = "oz2_frac_check", .fn = unit_oz2_frac_check},
 };
 int main(int argc, char **argv) { return tc_unit_main(argc, argv, tests, TC_UNIT_COUNT(tests)); }
