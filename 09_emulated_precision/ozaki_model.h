@@ -192,9 +192,10 @@ static inline OZ2_HOST_DEVICE void oz2_fixed96_add(uint32_t f[3], uint32_t t, co
  * frac(sum_l x_l inv_l / m_l) for the int32 sums x_l themselves: no reduction at all. v8 adds
  * F (+)= x_l V_l mod 2^96 with V_l = round(2^96 inv_l / m_l); each V_l is off by at most 1/2, so F
  * is off by at most sum |x_l| / 2 < n 2^30 units of 2^-96 (|x_l| < 2^31), and C' = P F 2^-96 by at
- * most n 2^-66 P: for n = 15 (P near 2^117.8) about 2^51.7, where the k-bit truncation of the
- * inputs allows Kc 2^(k+1) (2^65 for k = 51 at a chunk of 8192): the ratio is n 2^(-84 - k) P,
- * below 2^-13 for every row of the chapter. */
+ * most n 2^-66 P. The sums of a chunk of Kc values are below Kc 2^14, so the bound is n Kc 2^-83 P
+ * where the k-bit truncation of the inputs allows Kc 2^(k+1): a ratio of n 2^(-84 - k) P, for the
+ * chapter's rows 2^-18 (n = 14, k = 48), 2^-13.3 (n = 15, k = 51: 2^51.7 against 2^65 at a chunk of
+ * 8192) and 2^-6.6 (n = 16, k = 52). */
 typedef struct {
     uint32_t v[OZ2_MAX_MODULI][3]; /* V_l = round(2^96 inv_l / m_l), 32-bit words, lowest first */
     uint32_t bias[3];              /* -2^31 (V_1 + ... + V_n) mod 2^96: the biased sum's start */

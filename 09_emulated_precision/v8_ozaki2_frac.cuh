@@ -12,8 +12,8 @@
  * m_l), no reduction at all; and biased, d + 2^31 (a bit flip) times V_l from a start of -2^31
  * (V_1 + ... + V_n), the sum needs no sign either: one oz2_fixed96_add per element and modulus.
  * The price is accuracy that does not matter: each V_l is off by half a unit, times |x| < 2^31
- * instead of t < 256, so C' may be off by n 2^-66 P instead of n 2^-89 P, still below 2^-13 of
- * what the inputs' k-bit truncation allows (ozaki_model.h). The results differ from v6's and
+ * instead of t < 256, so C' may be off by n 2^-66 P instead of n 2^-89 P, at most 2^-6.6 (n = 16)
+ * of what the inputs' k-bit truncation allows (ozaki_model.h). The results differ from v6's and
  * v7's in the last bits; the exact check is against the fraction form's model, oz2_frac_dot.
  *
  * The steps:
