@@ -26,7 +26,8 @@
  *
  * The fused rungs' exact check (their rows' check_state, run by --test after the tolerance check):
  * the exponents and residues its launch left in the workspace, and C bit for bit, against
- * ozaki_model.c (oz2_fused_mismatches), at the test matrix's sizes. */
+ * ozaki_model.c (oz2_fused_mismatches for v6 and v7, oz2_frac_mismatches for v8), at the test
+ * matrix's sizes. */
 #include <cublas_v2.h> /* before check.h (through emulated_gemm.h): TC_CUBLAS_CHECK */
 
 #include "emulated_gemm.h"
@@ -302,7 +303,7 @@ extern "C" void hook_v5_ozaki2_launch(const tc_gemm_variant *v, const tc_gemm_pr
  * phases running on across units, chunks and moduli) */
 constexpr int OZ_FORCE_CHUNK = 1, OZ_FORCE_ONE_CLUSTER = 2;
 
-/* The functions of a fused rung's plain launcher that its hooks call (v6, v7) */
+/* The functions of a fused rung's plain launcher that its hooks call (v6 to v8) */
 template <class Plan> struct fused_rung {
     cudaError_t (*workspace_size_forced)(long, int, int, int, int, int, size_t *);
     const char *(*unsupported_forced)(long, int, int, int, int, int);

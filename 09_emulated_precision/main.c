@@ -12,8 +12,8 @@
  *
  * Each row's hooks (hooks.cu) call its rung's plain launcher: v1_dmma.cuh, v1_dmma16.cuh,
  * v2_ozaki.cuh, v3_bf16x.cuh, v4_bf16x_fast.cuh, v5_ozaki2.cuh, v6_ozaki2_fused.cuh,
- * v7_ozaki2_deep.cuh and v8_ozaki2_frac.cuh (the int8 products of Ozaki II fused into one wgmma kernel, sm_90a, with an
- * exact check against ozaki_model.c).
+ * v7_ozaki2_deep.cuh and v8_ozaki2_frac.cuh (the int8 products of Ozaki II fused into one wgmma
+ * kernel, sm_90a, with an exact check against ozaki_model.c).
  *
  * Build and run
  *   make && build/bin/09_emulated_precision           # every row at 4096^3, errors included
@@ -51,7 +51,8 @@ static const char *const forced_chunk[] = {"kc64"};
     RUNG(.name = NAME, .precision = ROWNAME, .impl = IMPL, .prepare = hook_v5_ozaki2_prepare,      \
          .launch = hook_v5_ozaki2_launch, .release = hook_release_workspace, .n_forced = 1,        \
          .forced_names = forced_chunk, __VA_ARGS__)
-/* the fused rungs' (v6 to v8) choices --test forces: K in chunks of 64, and a persistent grid of one cluster */
+/* the fused rungs' (v6 to v8) choices --test forces: K in chunks of 64, and a persistent grid of
+ * one cluster */
 static const char *const forced_fused[] = {"kc64", "1cluster"};
 #define OZAKI2_FUSED(NAME, ROWNAME, IMPL, ...)                                                     \
     RUNG_AT(90, .name = NAME, .precision = ROWNAME, .impl = IMPL, .target = "90a",                \
