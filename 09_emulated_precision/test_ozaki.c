@@ -445,48 +445,62 @@ static int unit_oz2_reconstruct96(void)
     return 0;
 }
 
+/* One trial of the fused rungs' element tests: DOT_K values of a row and a column drawn (times
+ * 2^[-8, 8] when spread), their exponents, the compensated reference, v5's C' (oz2_dot) and the
+ * exact integer sum as C' (exact), one unit of C', and the scheme's bound on |emulated - ref| */
+enum { DOT_K = 1000 };
+typedef struct {
+    double a[DOT_K], b[DOT_K];
+    int ea, eb;
+    double ref, v5, exact, unit, bound;
+} dot_trial;
+static void draw_dot_trial(tc_rng *rng, const oz2_consts *c, int k, int spread, dot_trial *t)
+{
+    for (int j = 0; j < DOT_K; j++) t->a[j] = draw(rng, spread), t->b[j] = draw(rng, spread);
+    t->ea = oz_exponent(t->a, DOT_K, 1), t->eb = oz_exponent(t->b, DOT_K, 1);
+    const tc_matrix A = tc_matrix_make(t->a, TC_F64, 1, DOT_K, TC_ROW_MAJOR, DOT_K);
+    const tc_matrix B = tc_matrix_make(t->b, TC_F64, DOT_K, 1, TC_COL_MAJOR, DOT_K);
+    tc_sample smp = tc_sample_make(1, 1, DOT_K, 1e18, 0, rng);
+    tc_ref_gemm(&A, &B, &smp, &t->ref);
+    tc_sample_free(&smp);
+    double ehi, elo;
+    t->v5 = oz2_dot(c, k, t->a, t->ea, t->b, t->eb, DOT_K, &ehi, &elo);
+    t->exact = ldexp(ehi + elo, t->ea + t->eb - 2 * k);
+    t->unit = ldexp(1.0, t->ea + t->eb - 2 * k);
+    t->bound =
+        DOT_K * oz2_product_bound(k) * ldexp(1.0, t->ea + t->eb) + 8 * 0x1p-53 * fabs(t->ref);
+}
+/* the chapter's rows: n moduli, k bits */
+static const struct {
+    int n, k;
+} DOT_ROWS[] = {{14, 48}, {15, 51}, {16, 52}};
+
 /* One element of v6: a single chunk is the exact integer sum's C' to within the 96-bit bound, K
  * in chunks adds the chunks' C' in f64, and both stay within the scheme's bound of the
  * compensated reference (as oz2_dot does) */
 static int unit_oz2_fused_dot(void)
 {
-    enum { K = 1000 };
     tc_rng rng;
     tc_rng_seed(&rng, 100);
-    double a[K], b[K], ref;
-    const struct {
-        int n, k;
-    } rows[] = {{14, 48}, {15, 51}, {16, 52}};
+    static dot_trial t;
     for (int i = 0; i < 3; i++) {
         oz2_consts c;
-        oz2_consts_init(&c, rows[i].n);
+        oz2_consts_init(&c, DOT_ROWS[i].n);
         oz2_fused_consts f;
         oz2_fused_consts_init(&f, &c);
-        const int k = rows[i].k;
+        const int k = DOT_ROWS[i].k;
         for (int trial = 0; trial < 40; trial++) {
-            const int spread = trial % 2;
-            for (int j = 0; j < K; j++) a[j] = draw(&rng, spread), b[j] = draw(&rng, spread);
-            const int ea = oz_exponent(a, K, 1), eb = oz_exponent(b, K, 1);
-            const tc_matrix A = tc_matrix_make(a, TC_F64, 1, K, TC_ROW_MAJOR, K);
-            const tc_matrix B = tc_matrix_make(b, TC_F64, K, 1, TC_COL_MAJOR, K);
-            tc_sample smp = tc_sample_make(1, 1, K, 1e18, 0, &rng);
-            tc_ref_gemm(&A, &B, &smp, &ref);
-            tc_sample_free(&smp);
-            double ehi, elo;
-            const double v5 = oz2_dot(&c, k, a, ea, b, eb, K, &ehi, &elo);
-            const double exact = ldexp(ehi + elo, ea + eb - 2 * k);
-            const double one = oz2_fused_dot(&c, &f, k, a, ea, b, eb, K, K);
-            const double unit = ldexp(1.0, ea + eb - 2 * k); /* one unit of C' */
-            UNIT_CHECK(fabs(one - exact) <= 0x1p-51 * fabs(exact) + 0x1p-84 * c.p_hi * unit,
-                       "n=%d: C' %a, the exact integer sum %a", c.n, one, exact);
-            UNIT_CHECK(fabs(one - v5) <= 0x1p-51 * fabs(v5) + 0x1p-84 * c.p_hi * unit,
-                       "n=%d: 96 bits %a, v5's 128 %a", c.n, one, v5);
-            const double bound =
-                K * oz2_product_bound(k) * ldexp(1.0, ea + eb) + 8 * 0x1p-53 * fabs(ref);
-            const double chunked = oz2_fused_dot(&c, &f, k, a, ea, b, eb, K, 64);
-            UNIT_CHECK(fabs(one - ref) <= bound && fabs(chunked - ref) <= bound,
+            draw_dot_trial(&rng, &c, k, trial % 2, &t);
+            const double one = oz2_fused_dot(&c, &f, k, t.a, t.ea, t.b, t.eb, DOT_K, DOT_K);
+            const double slack = 0x1p-84 * c.p_hi * t.unit;
+            UNIT_CHECK(fabs(one - t.exact) <= 0x1p-51 * fabs(t.exact) + slack,
+                       "n=%d: C' %a, the exact integer sum %a", c.n, one, t.exact);
+            UNIT_CHECK(fabs(one - t.v5) <= 0x1p-51 * fabs(t.v5) + slack,
+                       "n=%d: 96 bits %a, v5's 128 %a", c.n, one, t.v5);
+            const double chunked = oz2_fused_dot(&c, &f, k, t.a, t.ea, t.b, t.eb, DOT_K, 64);
+            UNIT_CHECK(fabs(one - t.ref) <= t.bound && fabs(chunked - t.ref) <= t.bound,
                        "n=%d k=%d: errors %.3g (one chunk), %.3g (chunks of 64) > bound %.3g", c.n,
-                       k, fabs(one - ref), fabs(chunked - ref), bound);
+                       k, fabs(one - t.ref), fabs(chunked - t.ref), t.bound);
         }
     }
     return 0;
@@ -675,47 +689,30 @@ static int unit_oz2_frac_reconstruct(void)
  * compensated reference; and its result is within the same of v6's */
 static int unit_oz2_frac_dot(void)
 {
-    enum { K = 1000 };
     tc_rng rng;
     tc_rng_seed(&rng, 104);
-    double a[K], b[K], ref;
-    const struct {
-        int n, k;
-    } rows[] = {{14, 48}, {15, 51}, {16, 52}};
+    static dot_trial t;
     for (int i = 0; i < 3; i++) {
         oz2_consts c;
-        oz2_consts_init(&c, rows[i].n);
+        oz2_consts_init(&c, DOT_ROWS[i].n);
         oz2_frac_consts fr;
         oz2_frac_consts_init(&fr, &c);
         oz2_fused_consts f;
         oz2_fused_consts_init(&f, &c);
-        const int k = rows[i].k;
+        const int k = DOT_ROWS[i].k;
         for (int trial = 0; trial < 40; trial++) {
-            const int spread = trial % 2;
-            for (int j = 0; j < K; j++) a[j] = draw(&rng, spread), b[j] = draw(&rng, spread);
-            const int ea = oz_exponent(a, K, 1), eb = oz_exponent(b, K, 1);
-            const tc_matrix A = tc_matrix_make(a, TC_F64, 1, K, TC_ROW_MAJOR, K);
-            const tc_matrix B = tc_matrix_make(b, TC_F64, K, 1, TC_COL_MAJOR, K);
-            tc_sample smp = tc_sample_make(1, 1, K, 1e18, 0, &rng);
-            tc_ref_gemm(&A, &B, &smp, &ref);
-            tc_sample_free(&smp);
-            double ehi, elo;
-            oz2_dot(&c, k, a, ea, b, eb, K, &ehi, &elo);
-            const double exact = ldexp(ehi + elo, ea + eb - 2 * k);
-            const double one = oz2_frac_dot(&c, &fr, k, a, ea, b, eb, K, K);
-            const double unit = ldexp(1.0, ea + eb - 2 * k); /* one unit of C' */
-            const double slack = c.n * 0x1p-66 * c.p_hi * unit;
-            UNIT_CHECK(fabs(one - exact) <= 0x1p-51 * fabs(exact) + slack,
-                       "n=%d: C' %a, the exact integer sum %a", c.n, one, exact);
-            const double v6 = oz2_fused_dot(&c, &f, k, a, ea, b, eb, K, K);
+            draw_dot_trial(&rng, &c, k, trial % 2, &t);
+            const double one = oz2_frac_dot(&c, &fr, k, t.a, t.ea, t.b, t.eb, DOT_K, DOT_K);
+            const double slack = c.n * 0x1p-66 * c.p_hi * t.unit;
+            UNIT_CHECK(fabs(one - t.exact) <= 0x1p-51 * fabs(t.exact) + slack,
+                       "n=%d: C' %a, the exact integer sum %a", c.n, one, t.exact);
+            const double v6 = oz2_fused_dot(&c, &f, k, t.a, t.ea, t.b, t.eb, DOT_K, DOT_K);
             UNIT_CHECK(fabs(one - v6) <= 0x1p-50 * fabs(v6) + 2 * slack,
                        "n=%d: the fraction form %a, v6's %a", c.n, one, v6);
-            const double bound =
-                K * oz2_product_bound(k) * ldexp(1.0, ea + eb) + 8 * 0x1p-53 * fabs(ref);
-            const double chunked = oz2_frac_dot(&c, &fr, k, a, ea, b, eb, K, 64);
-            UNIT_CHECK(fabs(one - ref) <= bound && fabs(chunked - ref) <= bound,
+            const double chunked = oz2_frac_dot(&c, &fr, k, t.a, t.ea, t.b, t.eb, DOT_K, 64);
+            UNIT_CHECK(fabs(one - t.ref) <= t.bound && fabs(chunked - t.ref) <= t.bound,
                        "n=%d k=%d: errors %.3g (one chunk), %.3g (chunks of 64) > bound %.3g", c.n,
-                       k, fabs(one - ref), fabs(chunked - ref), bound);
+                       k, fabs(one - t.ref), fabs(chunked - t.ref), t.bound);
         }
     }
     return 0;
