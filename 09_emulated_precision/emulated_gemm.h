@@ -1,6 +1,6 @@
 /* 09_emulated_precision/emulated_gemm.h - chapter 09's rungs as hooks of the GEMM driver's variant
  * table (common/gemm_driver.h): hooks.cu binds each row of main.c's table to its rung's plain
- * launcher (v1_dmma.cuh .. v8_ozaki2_frac.cuh). Every row: A M x K row-major, B K x N column-major
+ * launcher (v1_dmma.cuh .. v9_ozaki2_onepass.cuh). Every row: A M x K row-major, B K x N column-major
  * (stored N x K, K-contiguous), C M x N row-major; f64 for v1, v2, v5 and v6, f32 for v3 and v4. */
 #ifndef EMULATED_GEMM_H
 #define EMULATED_GEMM_H
@@ -51,6 +51,10 @@ const char *hook_v8_ozaki2_frac_prepare(const tc_gemm_variant *v, tc_gemm_proble
 void hook_v8_ozaki2_frac_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
                                 cudaStream_t stream);
 const char *hook_v8_ozaki2_frac_check(const tc_gemm_variant *v, const tc_gemm_problem *p);
+const char *hook_v9_ozaki2_onepass_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
+void hook_v9_ozaki2_onepass_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                                   cudaStream_t stream);
+const char *hook_v9_ozaki2_onepass_check(const tc_gemm_variant *v, const tc_gemm_problem *p);
 /* frees the plan a prepare() stored: v1_dmma, v1_dmma16 */
 void hook_release_plan(const tc_gemm_variant *v, tc_gemm_problem *p);
 /* frees the plan and its device workspace: v2, v3, v4, v5, v6 */

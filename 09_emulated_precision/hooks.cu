@@ -9,7 +9,8 @@
  *   v2_ozaki_sN      v2_ozaki.cuh                v6_ozaki2_fused_nN  v6_ozaki2_fused.cuh
  *   v3_bf16xN        v3_bf16x.cuh                v7_ozaki2_deep_nN   v7_ozaki2_deep.cuh
  *                                                v8_ozaki2_frac_nN   v8_ozaki2_frac.cuh
- *                                                (what v2, v5 to v8 share: ozaki_parts.cuh;
+ *                                                v9_ozaki2_onepass_nN  v9_ozaki2_onepass.cuh
+ *                                                (what v2, v5 to v9 share: ozaki_parts.cuh;
  *                                                 v2, v3, v5: cublas_status.cuh)
  *
  * A problem a rung cannot take is reported as skipped with the rung's own reason, except where
@@ -21,12 +22,12 @@
  * choose the chunk of K (the largest whose int32 sums are exact, or for v5 whose CRT range holds
  * the sum), and --test forces chunks of OZ_FORCED_KC ("kc64"), so that the loop over chunks and
  * their f64 sum run at the test matrix's K too. TC_OZAKI_KC (environment, a multiple of 16) caps
- * the chunk of both schemes as well. The fused rungs (v6 to v8) also choose their persistent grid,
+ * the chunk of both schemes as well. The fused rungs (v6 to v9) also choose their persistent grid,
  * forced to one cluster ("1cluster"). The other rungs choose nothing.
  *
  * The fused rungs' exact check (their rows' check_state, run by --test after the tolerance check):
  * the exponents and residues its launch left in the workspace, and C bit for bit, against
- * ozaki_model.c (oz2_fused_mismatches for v6 and v7, oz2_frac_mismatches for v8), at the test
+ * ozaki_model.c (oz2_fused_mismatches for v6 and v7, oz2_frac_mismatches for v8 and v9), at the test
  * matrix's sizes. */
 #include <cublas_v2.h> /* before check.h (through emulated_gemm.h): TC_CUBLAS_CHECK */
 
@@ -42,6 +43,7 @@
 #include "v6_ozaki2_fused.cuh"
 #include "v7_ozaki2_deep.cuh"
 #include "v8_ozaki2_frac.cuh"
+#include "v9_ozaki2_onepass.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,7 +305,7 @@ extern "C" void hook_v5_ozaki2_launch(const tc_gemm_variant *v, const tc_gemm_pr
  * phases running on across units, chunks and moduli) */
 constexpr int OZ_FORCE_CHUNK = 1, OZ_FORCE_ONE_CLUSTER = 2;
 
-/* The functions of a fused rung's plain launcher that its hooks call (v6 to v8) */
+/* The functions of a fused rung's plain launcher that its hooks call (v6 to v9) */
 template <class Plan> struct fused_rung {
     cudaError_t (*workspace_size_forced)(long, int, int, int, int, int, size_t *);
     const char *(*unsupported_forced)(long, int, int, int, int, int);
@@ -326,6 +328,11 @@ static const fused_rung<oz_v8_ozaki2_frac_plan> v8_frac = {
     .unsupported_forced = oz_v8_ozaki2_frac_unsupported_forced,
     .prepare_forced = oz_v8_ozaki2_frac_prepare_forced,
     .run = oz_v8_ozaki2_frac_run};
+static const fused_rung<oz_v9_ozaki2_onepass_plan> v9_onepass = {
+    .workspace_size_forced = oz_v9_ozaki2_onepass_workspace_size_forced,
+    .unsupported_forced = oz_v9_ozaki2_onepass_unsupported_forced,
+    .prepare_forced = oz_v9_ozaki2_onepass_prepare_forced,
+    .run = oz_v9_ozaki2_onepass_run};
 
 template <class Plan>
 static const char *fused_prepare(const fused_rung<Plan> &rung, const tc_gemm_variant *v,
@@ -391,6 +398,15 @@ extern "C" void hook_v8_ozaki2_frac_launch(const tc_gemm_variant *v, const tc_ge
 {
     fused_launch(v8_frac, p, stream);
 }
+extern "C" const char *hook_v9_ozaki2_onepass_prepare(const tc_gemm_variant *v, tc_gemm_problem *p)
+{
+    return fused_prepare(v9_onepass, v, p);
+}
+extern "C" void hook_v9_ozaki2_onepass_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
+                                              cudaStream_t stream)
+{
+    fused_launch(v9_onepass, p, stream);
+}
 
 /* The exact check's limit: (M + N) K values copied back and modelled */
 constexpr long OZ_EXACT_MAX_VALUES = 1L << 24;
@@ -437,6 +453,13 @@ static long model_mismatches(const Plan *plan, const tc_gemm_problem *p, const d
                                 p->K, a, p->lda, b, p->ldb, c, p->ldc, p->alpha, why, size);
 }
 static long model_mismatches(const oz_v8_ozaki2_frac_plan *plan, const tc_gemm_problem *p,
+                             const double *a, const double *b, const double *c, char *why,
+                             size_t size)
+{
+    return oz2_frac_mismatches(&plan->args.c, &plan->args.fr, plan->bits, plan->kc, p->M, p->N,
+                               p->K, a, p->lda, b, p->ldb, c, p->ldc, p->alpha, why, size);
+}
+static long model_mismatches(const oz_v9_ozaki2_onepass_plan *plan, const tc_gemm_problem *p,
                              const double *a, const double *b, const double *c, char *why,
                              size_t size)
 {
@@ -500,4 +523,9 @@ extern "C" const char *hook_v7_ozaki2_deep_check(const tc_gemm_variant *v, const
 extern "C" const char *hook_v8_ozaki2_frac_check(const tc_gemm_variant *v, const tc_gemm_problem *p)
 {
     return fused_check<oz_v8_ozaki2_frac_plan>(p);
+}
+extern "C" const char *hook_v9_ozaki2_onepass_check(const tc_gemm_variant *v,
+                                                    const tc_gemm_problem *p)
+{
+    return fused_check<oz_v9_ozaki2_onepass_plan>(p);
 }

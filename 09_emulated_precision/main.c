@@ -11,9 +11,9 @@
  * dropped word products), all in common/verify.c.
  *
  * Each row's hooks (hooks.cu) call its rung's plain launcher: v1_dmma.cuh, v1_dmma16.cuh,
- * v2_ozaki.cuh, v3_bf16x.cuh, v4_bf16x_fast.cuh, v5_ozaki2.cuh, v6_ozaki2_fused.cuh,
- * v7_ozaki2_deep.cuh and v8_ozaki2_frac.cuh (the int8 products of Ozaki II fused into one wgmma
- * kernel, sm_90a, with an exact check against ozaki_model.c).
+ * v2_ozaki.cuh, v3_bf16x.cuh, v4_bf16x_fast.cuh, v5_ozaki2.cuh, v6_ozaki2_fused.cuh to
+ * v9_ozaki2_onepass.cuh (the int8 products of Ozaki II fused into one wgmma kernel, sm_90a, with
+ * an exact check against ozaki_model.c).
  *
  * Build and run
  *   make && build/bin/09_emulated_precision           # every row at 4096^3, errors included
@@ -51,7 +51,7 @@ static const char *const forced_chunk[] = {"kc64"};
     RUNG(.name = NAME, .precision = ROWNAME, .impl = IMPL, .prepare = hook_v5_ozaki2_prepare,      \
          .launch = hook_v5_ozaki2_launch, .release = hook_release_workspace, .n_forced = 1,        \
          .forced_names = forced_chunk, __VA_ARGS__)
-/* the fused rungs' (v6 to v8) choices --test forces: K in chunks of 64, and a persistent grid of
+/* the fused rungs' (v6 to v9) choices --test forces: K in chunks of 64, and a persistent grid of
  * one cluster */
 static const char *const forced_fused[] = {"kc64", "1cluster"};
 #define OZAKI2_FUSED(NAME, ROWNAME, IMPL, ...)                                                     \
@@ -68,6 +68,11 @@ static const char *const forced_fused[] = {"kc64", "1cluster"};
     RUNG_AT(90, .name = NAME, .precision = ROWNAME, .impl = IMPL, .target = "90a",                \
             .prepare = hook_v8_ozaki2_frac_prepare, .launch = hook_v8_ozaki2_frac_launch,         \
             .release = hook_release_workspace, .check_state = hook_v8_ozaki2_frac_check,          \
+            .n_forced = 2, .forced_names = forced_fused, __VA_ARGS__)
+#define OZAKI2_ONEPASS(NAME, ROWNAME, IMPL, ...)                                                   \
+    RUNG_AT(90, .name = NAME, .precision = ROWNAME, .impl = IMPL, .target = "90a",                \
+            .prepare = hook_v9_ozaki2_onepass_prepare, .launch = hook_v9_ozaki2_onepass_launch,   \
+            .release = hook_release_workspace, .check_state = hook_v9_ozaki2_onepass_check,       \
             .n_forced = 2, .forced_names = forced_fused, __VA_ARGS__)
 
 /* the arithmetic --test checks bit for bit on an sm_90 GPU (tc_gemm_emulation): v4's words
@@ -124,6 +129,12 @@ static const tc_gemm_variant variants[] = {
            .description = "sm_90a: v7 with the CRT sum in the fraction form: the int32 sums unreduced"),
     OZAKI2_FRAC("v8_ozaki2_frac_n16", "f64_oz2n16", &oz2_n16,
            .description = "sm_90a: v7 with the CRT sum in the fraction form: the int32 sums unreduced"),
+    OZAKI2_ONEPASS("v9_ozaki2_onepass_n14", "f64_oz2n14", &oz2_n14,
+           .description = "sm_90a: v8 with the exponents and residues made in one pass over A and B"),
+    OZAKI2_ONEPASS("v9_ozaki2_onepass_n15", "f64_oz2n15", &oz2_n15,
+           .description = "sm_90a: v8 with the exponents and residues made in one pass over A and B"),
+    OZAKI2_ONEPASS("v9_ozaki2_onepass_n16", "f64_oz2n16", &oz2_n16,
+           .description = "sm_90a: v8 with the exponents and residues made in one pass over A and B"),
     {.name = "cublas_f32", .precision = "f32", .min_cc = 80, .a_layout = ROW, .b_layout = COL,
      .c_layout = ROW, .problem = "FP32 GEMM", .impl = &tc_cublas_f32,
      .prepare = tc_cublas_prepare, .launch = tc_cublas_launch, .release = tc_cublas_release,
