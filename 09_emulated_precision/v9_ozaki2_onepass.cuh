@@ -42,7 +42,7 @@
  *
  * Problem: C = alpha A B + beta C, A M x K row-major (lda), B K x N column-major (ldb: stored
  * N x K, K-contiguous), C M x N row-major (ldc), all f64; any M, N, K >= 1 and any alignment;
- * beta == 0 never reads C. n = 14, 15 or 16 moduli (the residue kernel's instantiations) and
+ * beta == 0 never reads C. n = 14, 15 or 16 moduli (the prologue kernel's instantiations) and
  * k <= 52 bits, as v5; the chapter's rows are n = 14, k = 48; n = 15, k = 51; n = 16, k = 52.
  *
  * Tile: 128 x 128 per block (two consumer warpgroups of 64 x 128), k-tiles of 128 int8 values,
@@ -83,7 +83,7 @@
 typedef wg_config<128, 5, 2, 4 * 64 * 256> oz_v9_config;
 constexpr int OZ_V9_CLUSTER = 2; /* blocks per cluster: a unit is 2 tiles high */
 constexpr int OZ_V9_GROUP_M = 8; /* units in groups of 8 down a column of C */
-constexpr int OZ_V9_GROUP = 4;   /* values per thread in the residue kernel */
+constexpr int OZ_V9_GROUP = 4;   /* values per thread and step in the prologue kernel */
 
 /* ---- step 1: the residues ----------------------------------------------------------------------
  * The moduli as compile-time constants, as in v5: every "mod m" of a residue is a multiply. */
@@ -403,7 +403,7 @@ static inline const char *oz_v9_ozaki2_onepass_unsupported_forced(long kc_cap, i
                                                                   int M, int N, int K)
 {
     if (M < 1 || N < 1 || K < 1) return "M, N and K must be at least 1";
-    if (n < 14 || n > 16) return "v9_ozaki2_onepass: 14, 15 or 16 moduli (the residue kernel's)";
+    if (n < 14 || n > 16) return "v9_ozaki2_onepass: 14, 15 or 16 moduli (the prologue kernel's)";
     if (bits < 1 || bits > 52) return "v9_ozaki2_onepass: 1 to 52 bits per value (residue_of)";
     oz2_consts c;
     oz2_consts_init(&c, n);
@@ -524,7 +524,6 @@ static inline cudaError_t oz_v9_ozaki2_onepass_prepare(oz_v9_ozaki2_onepass_plan
                                                workspace, workspace_bytes);
 }
 
-/* the residues of x (rows x K) for MODULI moduli, every chunk; returns the launch's error */
 /* the two launches before the fused kernel: A's rows, then B's columns (a block each); returns
  * the first failed launch's error (launching nothing after it) */
 template <int MODULI>
@@ -547,7 +546,7 @@ static inline cudaError_t oz_v9_ozaki2_onepass_run(const oz_v9_ozaki2_onepass_pl
 {
     const oz_v9_args *a = &plan->args;
     cudaError_t e;
-    switch (a->moduli) { /* the moduli counts the residue kernel is instantiated for */
+    switch (a->moduli) { /* the moduli counts the prologue kernel is instantiated for */
     case 14: e = oz_v9_launch_prologue<14>(plan, stream); break;
     case 15: e = oz_v9_launch_prologue<15>(plan, stream); break;
     default: e = oz_v9_launch_prologue<16>(plan, stream);
