@@ -69,11 +69,13 @@ static const char *const forced_fused[] = {"kc64", "1cluster"};
             .prepare = hook_v8_ozaki2_frac_prepare, .launch = hook_v8_ozaki2_frac_launch,         \
             .release = hook_release_workspace, .check_state = hook_v8_ozaki2_frac_check,          \
             .n_forced = 2, .forced_names = forced_fused, __VA_ARGS__)
+/* v9 makes the exponents itself (a block's reduction): --test draws its inputs wide, so that they
+ * vary (on uniform data nearly every exponent is 0 and a wrong merge would pass) */
 #define OZAKI2_ONEPASS(NAME, ROWNAME, IMPL, ...)                                                   \
     RUNG_AT(90, .name = NAME, .precision = ROWNAME, .impl = IMPL, .target = "90a",                \
             .prepare = hook_v9_ozaki2_onepass_prepare, .launch = hook_v9_ozaki2_onepass_launch,   \
             .release = hook_release_workspace, .check_state = hook_v9_ozaki2_onepass_check,       \
-            .n_forced = 2, .forced_names = forced_fused, __VA_ARGS__)
+            .n_forced = 2, .forced_names = forced_fused, .wide_test_inputs = 1, __VA_ARGS__)
 
 /* the arithmetic --test checks bit for bit on an sm_90 GPU (tc_gemm_emulation): v4's words
  * (bf16 to nearest even, word 0 the largest) and their products per k-step, smallest first, as

@@ -1108,6 +1108,12 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
             printf("note %-18s block-scaled: tested on skewed inputs (uniform data would give "
                    "every block the same scale)\n",
                    v->name);
+        if (v->wide_test_inputs && dist == TC_INPUTS_UNIFORM) {
+            vdists[vi] = TC_INPUTS_WIDE;
+            printf("note %-18s tested on wide inputs (on uniform data nearly every exponent it "
+                   "finds would be 0)\n",
+                   v->name);
+        }
         if (v->emulation) {
             const tc_gemm_emulation *em = v->emulation;
             char run[24] = "all K", words[64] = "";

@@ -147,6 +147,10 @@ struct tc_gemm_variant {
      * run's sum r is added as total = fma(r, sa sb, total), in order */
     const tc_gemm_emulation *emulation;
     tc_gemm_scaling scaling; /* TC_GEMM_SCALING_NONE unless the row says otherwise */
+    /* a row whose kernel scales by exponents it finds in the data (a row's or column's largest
+     * magnitude): on uniform data nearly every such exponent is 0, and a wrong one would go
+     * unseen, so --test draws its inputs wide (TC_INPUTS_WIDE) when the run's are uniform */
+    int wide_test_inputs; /* 0 or 1 */
 };
 
 /* An extra bench row that changes the memory layout of one variant's problem (used by chapter
