@@ -45,6 +45,8 @@
 #include "v8_ozaki2_frac.cuh"
 #include "v9_ozaki2_onepass.cuh"
 
+#include <type_traits>
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -443,28 +445,27 @@ static const char *fused_residues_differ(const Plan *plan, const int8_t *res, co
     return bad;
 }
 
+/* The rungs whose CRT sum is the fraction form (ozaki_model.h's oz2_frac_*): their plans carry
+ * args.fr, the others args.f */
+template <class Plan> struct frac_form : std::false_type {
+};
+template <> struct frac_form<oz_v8_ozaki2_frac_plan> : std::true_type {
+};
+template <> struct frac_form<oz_v9_ozaki2_onepass_plan> : std::true_type {
+};
+
 /* C against the rung's model, bit for bit: v6's and v7's arithmetic (oz2_fused_mismatches), or
- * v8's fraction form (oz2_frac_mismatches) */
+ * the fraction form of v8 and v9 (oz2_frac_mismatches) */
 template <class Plan>
 static long model_mismatches(const Plan *plan, const tc_gemm_problem *p, const double *a,
                              const double *b, const double *c, char *why, size_t size)
 {
-    return oz2_fused_mismatches(&plan->args.c, &plan->args.f, plan->bits, plan->kc, p->M, p->N,
-                                p->K, a, p->lda, b, p->ldb, c, p->ldc, p->alpha, why, size);
-}
-static long model_mismatches(const oz_v8_ozaki2_frac_plan *plan, const tc_gemm_problem *p,
-                             const double *a, const double *b, const double *c, char *why,
-                             size_t size)
-{
-    return oz2_frac_mismatches(&plan->args.c, &plan->args.fr, plan->bits, plan->kc, p->M, p->N,
-                               p->K, a, p->lda, b, p->ldb, c, p->ldc, p->alpha, why, size);
-}
-static long model_mismatches(const oz_v9_ozaki2_onepass_plan *plan, const tc_gemm_problem *p,
-                             const double *a, const double *b, const double *c, char *why,
-                             size_t size)
-{
-    return oz2_frac_mismatches(&plan->args.c, &plan->args.fr, plan->bits, plan->kc, p->M, p->N,
-                               p->K, a, p->lda, b, p->ldb, c, p->ldc, p->alpha, why, size);
+    if constexpr (frac_form<Plan>::value)
+        return oz2_frac_mismatches(&plan->args.c, &plan->args.fr, plan->bits, plan->kc, p->M, p->N,
+                                   p->K, a, p->lda, b, p->ldb, c, p->ldc, p->alpha, why, size);
+    else
+        return oz2_fused_mismatches(&plan->args.c, &plan->args.f, plan->bits, plan->kc, p->M, p->N,
+                                    p->K, a, p->lda, b, p->ldb, c, p->ldc, p->alpha, why, size);
 }
 
 template <class Plan> static const char *fused_check(const tc_gemm_problem *p)
