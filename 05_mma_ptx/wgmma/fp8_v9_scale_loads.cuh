@@ -2,17 +2,17 @@
  * scales from global memory, two k-tiles ahead, into registers.
  *
  * Rung 9 of chapter 05's FP8 track (e4m3 in, f32 scales, f32 accumulate, f32 or bf16 out).
- * Parent: fp8_v8_tmastore (fp8_v8_tmastore.cuh). What changes, and why it should be faster (not
- * yet measured):
+ * Parent: fp8_v8_tmastore (fp8_v8_tmastore.cuh). What changes, and why it should be faster
+ * (the first run, with read-only loads that ptxas moved, was slower: NOTES.md):
  *   - fp8_v8's producer still issues 2.5 copies per stage on average (A, B, and one stage in four
  *     a span's two scale boxes), and on an H100 a copy costs the same whatever its size (05's
  *     NOTES, thirteenth session); fp8_v7's cut from 4 copies to 2.5 gained less than its
  *     prediction, and fp8_v8's epilogue nothing at 8192^3 (fourteenth session);
  *   - here the producer issues fp8_v4's 2 copies per stage and nothing else, and each consumer
  *     thread loads the 3 floats a k-tile needs from it (its two rows' A scales and the tile's B
- *     scale: ld.global.nc, L2-resident) two k-tiles before the k-tile is issued, and multiplies
- *     them when it adds the k-tile's sum, one k-tile later still: the loads' latency hides behind
- *     three k-tiles of wgmma, and the reads from shared memory are gone;
+ *     scale: plain coherent loads, L2-resident) two k-tiles before the k-tile is issued, and
+ *     multiplies them when it adds the k-tile's sum, one k-tile later still: the loads' latency
+ *     hides behind the k-tiles of wgmma in between, and the reads from shared memory are gone;
  *   - with the scale slots gone, fp8_v4's boxes of C fit again beside the 6 stages: two per
  *     consumer of 64 x 32 floats (128-byte rows, 32 KiB in all), half as many stores as fp8_v8's;
  *   - the scales need no TMA rules any more: any ld_sa >= M, ld_sb >= K / 128, SA and SB 4-byte
@@ -86,15 +86,28 @@ static __device__ __forceinline__ wgmma_fp8_v9_scale_ptrs wgmma_fp8_v9_unit_scal
             .b = n0 / 128 * ld_sb};
 }
 
-/* k-block kb's scales (read-only path: the scales are never written while the kernel runs) */
+/* One scale, by a plain (weak, coherent) load, on purpose not the read-only path (__ldg,
+ * ld.global.nc): ptxas may move a non-coherent load past anything, and with __ldg it moved each
+ * load two k-tiles down to just before its use, where the promotion waited for L2 every k-tile
+ * (the first run, 14% below fp8_v8 on an H100; NOTES.md). A coherent load may not pass the
+ * release of a stage that follows it in the same k-tile (release_stage_cluster), so it stays in
+ * the k-tile where the source issues it. */
+static __device__ __forceinline__ float wgmma_fp8_v9_load_scale(const float *p)
+{
+    float v;
+    asm volatile("ld.global.f32 %0, [%1];" : "=f"(v) : "l"(p));
+    return v;
+}
+
+/* k-block kb's scales (the scales are never written while the kernel runs) */
 static __device__ __forceinline__ wgmma_fp8_v9_loaded
 wgmma_fp8_v9_load_scales(const wgmma_fp8_v9_scale_ptrs &sp, int kb)
 {
     kb = min(kb, sp.last_kb);
     const int at = kb * sp.ld_sa;
-    return {.a_lo = __ldg(sp.SA + (sp.a_lo + at)),
-            .a_hi = __ldg(sp.SA + (sp.a_hi + at)),
-            .b = __ldg(sp.SB + (sp.b + kb))};
+    return {.a_lo = wgmma_fp8_v9_load_scale(sp.SA + (sp.a_lo + at)),
+            .a_hi = wgmma_fp8_v9_load_scale(sp.SA + (sp.a_hi + at)),
+            .b = wgmma_fp8_v9_load_scale(sp.SB + (sp.b + kb))};
 }
 
 /* Adds the partial sum p of a completed group, times its scales, to the total d: register i
