@@ -87,11 +87,12 @@ static __device__ __forceinline__ wgmma_fp8_v9_scale_ptrs wgmma_fp8_v9_unit_scal
 }
 
 /* One scale, by a plain (weak, coherent) load, on purpose not the read-only path (__ldg,
- * ld.global.nc): ptxas may move a non-coherent load past anything, and with __ldg it moved each
- * load two k-tiles down to just before its use, where the promotion waited for L2 every k-tile
- * (the first run, 14% below fp8_v8 on an H100; NOTES.md). A coherent load may not pass the
- * release of a stage that follows it in the same k-tile (release_stage_cluster), so it stays in
- * the k-tile where the source issues it. */
+ * ld.global.nc): the memory model does not cover non-coherent loads, so ptxas may move them past
+ * releases, fences and barriers, and with __ldg it moved each load three k-tiles down, next to its
+ * use, where the promotion waited for L2 every k-tile (the first run, 14% below fp8_v8 on an H100;
+ * NOTES.md). A coherent load may not be moved below a later release of its thread: the stage's
+ * release (release_stage_cluster, an mbarrier arrive with .release semantics by lanes 0 and 1)
+ * that follows it in the same k-tile. In the SASS the loads stay in that k-tile. */
 static __device__ __forceinline__ float wgmma_fp8_v9_load_scale(const float *p)
 {
     float v;
