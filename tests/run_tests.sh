@@ -192,25 +192,33 @@ else
     printf '%s\n' "$out" | sed 's/^/     | /'
 fi
 
-# ---- the schedule a lesson promises, in the SASS: v4_overlap's softmax between its two waits ------
-# (tests/sass_overlap.py; not checked without cuobjdump or without chapter 10's sm_90a object)
-if command -v python3 >/dev/null 2>&1; then
-    if out=$(python3 "$here/sass_overlap.py" --self-test 2>&1); then
-        result PASS "sass: the overlap check fails a hoisted wait" "$out"
+# ---- the schedules lessons promise, in the SASS (not checked without cuobjdump or the sm_90a object)
+# sass_check SCRIPT OBJECT SELF_TEST_LABEL LABEL PASS_TEXT: the script's self-test, then the object
+sass_check() {
+    local out
+    if out=$(python3 "$here/$1" --self-test 2>&1); then
+        result PASS "$3" "$out"
     else
-        result FAIL "sass: the overlap check fails a hoisted wait" "$out"
+        result FAIL "$3" "$out"
     fi
-    hooks10=$build/10_flash_attention/attn_hooks.cu.o
-    if [ -e "$hooks10" ]; then
-        out=$(python3 "$here/sass_overlap.py" "$hooks10" 2>&1)
-        case $? in
-        0) result PASS "sass: v4_overlap's softmax between its waits" \
-               "$(printf '%s\n' "$out" | grep -c '^ok') instantiations, 66 MUFU.EX2 each" ;;
-        77) printf '%-4s %-58s %s\n' note "sass: v4_overlap's softmax" "$out" ;;
-        *) result FAIL "sass: v4_overlap's softmax between its waits"
-           printf '%s\n' "$out" | sed 's/^/     | /' ;;
-        esac
-    fi
+    [ -e "$2" ] || return 0
+    out=$(python3 "$here/$1" "$2" 2>&1)
+    case $? in
+    0) result PASS "$4" "$(printf '%s\n' "$out" | grep -c '^ok') instantiations, $5" ;;
+    77) printf '%-4s %-58s %s\n' note "$4" "$out" ;;
+    *) result FAIL "$4"
+       printf '%s\n' "$out" | sed 's/^/     | /' ;;
+    esac
+}
+if command -v python3 >/dev/null 2>&1; then
+    # chapter 10's v4_overlap: the softmax's exponentials between its two wgmma waits
+    sass_check sass_overlap.py "$build/10_flash_attention/attn_hooks.cu.o" \
+        "sass: the overlap check fails a hoisted wait" \
+        "sass: v4_overlap's softmax between its waits" "66 MUFU.EX2 each"
+    # chapter 05's fp8_v9: its scale loads a k-tile or more ahead of their use
+    sass_check sass_early_loads.py "$build/05_mma_ptx/wgmma/hooks_fp8.cu.o" \
+        "sass: the early-load check fails loads moved to their use" \
+        "sass: fp8_v9's scale loads run ahead" "no sa * sb of its own k-tile's loads"
 fi
 
 t_docs=$SECONDS
