@@ -193,30 +193,34 @@ else
 fi
 
 # ---- the schedules lessons promise, in the SASS (not checked without cuobjdump or the sm_90a object)
-# sass_check SCRIPT OBJECT SELF_TEST_LABEL LABEL PASS_TEXT: the script's self-test, then the object
+# sass_check SCRIPT OBJECT PROGRAM SELF_TEST_LABEL LABEL PASS_TEXT: the script's self-test, then the
+# object (or the program that holds it, where a build was copied without its objects: NOBUILD=1)
 sass_check() {
-    local out
+    local out code=$2
     if out=$(python3 "$here/$1" --self-test 2>&1); then
-        result PASS "$3" "$out"
+        result PASS "$4" "$out"
     else
-        result FAIL "$3" "$out"
+        result FAIL "$4" "$out"
     fi
-    [ -e "$2" ] || return 0
-    out=$(python3 "$here/$1" "$2" 2>&1)
+    [ -e "$code" ] || code=$3
+    [ -e "$code" ] || return 0
+    out=$(python3 "$here/$1" "$code" 2>&1)
     case $? in
-    0) result PASS "$4" "$(printf '%s\n' "$out" | grep -c '^ok') instantiations, $5" ;;
-    77) printf '%-4s %-58s %s\n' note "$4" "$out" ;;
-    *) result FAIL "$4"
+    0) result PASS "$5" "$(printf '%s\n' "$out" | grep -c '^ok') instantiations, $6" ;;
+    77) printf '%-4s %-58s %s\n' note "$5" "$out" ;;
+    *) result FAIL "$5"
        printf '%s\n' "$out" | sed 's/^/     | /' ;;
     esac
 }
 if command -v python3 >/dev/null 2>&1; then
     # chapter 10's v4_overlap: the softmax's exponentials between its two wgmma waits
     sass_check sass_overlap.py "$build/10_flash_attention/attn_hooks.cu.o" \
+        "$build/bin/10_flash_attention" \
         "sass: the overlap check fails a hoisted wait" \
         "sass: v4_overlap's softmax between its waits" "66 MUFU.EX2 each"
     # chapter 05's fp8_v9: its scale loads a k-tile or more ahead of their use
     sass_check sass_early_loads.py "$build/05_mma_ptx/wgmma/hooks_fp8.cu.o" \
+        "$build/bin/05_wgmma_gemm" \
         "sass: the early-load check fails loads moved to their use" \
         "sass: fp8_v9's scale loads run ahead" "no sa * sb of its own k-tile's loads"
 fi
