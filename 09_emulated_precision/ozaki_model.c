@@ -203,17 +203,25 @@ double oz2_reconstruct96(const oz2_consts *c, const oz2_fused_consts *f, const u
     return oz2_fixed96_to_double(acc, c->p_hi, c->p_lo);
 }
 
+/* the int32 sums of one K chunk [k0, k1), one per modulus: what the int8 GEMMs of the chunk make
+ * (exact: the chunk is short enough for int32) */
+static void chunk_residue_sums(const oz2_consts *c, int k, const double *a, int ea, const double *b,
+                               int eb, long k0, long k1, int32_t acc[OZ2_MAX_MODULI])
+{
+    for (int l = 0; l < OZ2_MAX_MODULI; l++) acc[l] = 0;
+    for (long i = k0; i < k1; i++) {
+        const int64_t x = oz2_scale(a[i], ea, k), y = oz2_scale(b[i], eb, k);
+        for (int l = 0; l < c->n; l++) acc[l] += oz2_residue(x, c->m[l]) * oz2_residue(y, c->m[l]);
+    }
+}
+
 double oz2_fused_dot(const oz2_consts *c, const oz2_fused_consts *f, int k, const double *a, int ea,
                      const double *b, int eb, long K, long kc)
 {
     double sum = 0;
     for (long k0 = 0; k0 < K; k0 += kc) {
-        int32_t acc[OZ2_MAX_MODULI] = {0};
-        for (long i = k0; i < K && i < k0 + kc; i++) {
-            const int64_t x = oz2_scale(a[i], ea, k), y = oz2_scale(b[i], eb, k);
-            for (int l = 0; l < c->n; l++)
-                acc[l] += oz2_residue(x, c->m[l]) * oz2_residue(y, c->m[l]); /* exact: the chunk */
-        }
+        int32_t acc[OZ2_MAX_MODULI];
+        chunk_residue_sums(c, k, a, ea, b, eb, k0, K < k0 + kc ? K : k0 + kc, acc);
         uint8_t t[OZ2_MAX_MODULI];
         for (int l = 0; l < c->n; l++)
             t[l] = (uint8_t)oz2_reduce_mul(acc[l], (uint32_t)c->m[l], f->magic[l],
@@ -253,12 +261,8 @@ double oz2_frac_dot(const oz2_consts *c, const oz2_frac_consts *fr, int k, const
 {
     double sum = 0;
     for (long k0 = 0; k0 < K; k0 += kc) {
-        int32_t acc[OZ2_MAX_MODULI] = {0};
-        for (long i = k0; i < K && i < k0 + kc; i++) {
-            const int64_t x = oz2_scale(a[i], ea, k), y = oz2_scale(b[i], eb, k);
-            for (int l = 0; l < c->n; l++)
-                acc[l] += oz2_residue(x, c->m[l]) * oz2_residue(y, c->m[l]); /* exact: the chunk */
-        }
+        int32_t acc[OZ2_MAX_MODULI];
+        chunk_residue_sums(c, k, a, ea, b, eb, k0, K < k0 + kc ? K : k0 + kc, acc);
         uint32_t f[3] = {0, 0, 0};
         for (int l = 0; l < c->n; l++) oz2_frac_add(f, acc[l], fr->v[l]);
         const double v = oz2_fixed96_to_double(f, c->p_hi, c->p_lo) * ldexp(1.0, -2 * k);
