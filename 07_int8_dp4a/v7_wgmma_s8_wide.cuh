@@ -43,23 +43,6 @@ typedef wg_config<256, 4, 2> i8_v7_config; /* 128 x 256 tiles, 4 stages of 48 Ki
 constexpr int I8_V7_CLUSTER = 2;           /* blocks per cluster: a unit is 2 tiles high */
 constexpr int I8_V7_GROUP_M = 8;           /* units in groups of 8 down a column of C */
 
-/* The 4 wgmma of one k-tile for one consumer warpgroup (a, b: the shared-memory addresses of its
- * 64 rows of A and of B's 256 rows), fenced and committed as one group; first: the first k-tile
- * of a tile, whose first wgmma overwrites D instead of adding to it */
-static __device__ __forceinline__ void i8_v7_k_tile(int (&d)[i8_v7_config::ACC], uint32_t a,
-                                                    uint32_t b, bool first)
-{
-    static_assert(i8_v7_config::BN == 256, "one m64n256k32 wgmma per k-step");
-    wgmma_fence_operand(d);
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < KSTEPS; kk++)
-        wgmma_m64n256k32_s32_s8(d, wgmma_desc_sw128(a + kk * KSTEP_BYTES),
-                                wgmma_desc_sw128(b + kk * KSTEP_BYTES), first && kk == 0 ? 0 : 1);
-    wgmma_commit_group();
-    wgmma_fence_operand(d);
-}
-
 /* This consumer's 64 x 256 block of C at (row0, col0): thread (warp, g = lane / 4, t = lane % 4)
  * holds d[4j .. 4j+3] = rows 16 warp + g and + 8, columns 8j + 2t and + 1 (the wgmma D layout);
  * every pair stored guarded (store_pair: int2 when the row allows) */
@@ -146,7 +129,7 @@ __global__ void __launch_bounds__((i8_v7_config::CONSUMERS + 1) * WG_THREADS, 1)
                 const int s = it % Cfg::STAGES;
                 mbar_wait(&r.full[s], it / Cfg::STAGES % 2);
                 const uint32_t a = smem_u32(r.a(s)) + cw * WG_M * ROW_BYTES, b = smem_u32(r.b(s));
-                i8_v7_k_tile(d, a, b, t == 0);
+                wgmma_k_tile<int8_t, i8_v7_config>(d, a, b, t == 0);
                 wgmma_wait_group<1>(); /* the previous k-tile's group is done */
                 if (t > 0) release_stage_cluster<CLUSTER>(&r.empty[(it - 1) % Cfg::STAGES]);
             }

@@ -173,23 +173,6 @@ struct oz_v6_args {
     oz2_fused_consts f;
 };
 
-/* The 4 wgmma of one k-tile for one consumer warpgroup (a, b: the shared-memory addresses of its
- * 64 rows of A and of B's 128 rows), fenced and committed as one group; first: the first k-tile
- * of a modulus, whose first wgmma overwrites D instead of adding to it */
-static __device__ __forceinline__ void oz_v6_k_tile(int (&d)[oz_v6_config::ACC], uint32_t a,
-                                                    uint32_t b, bool first)
-{
-    static_assert(oz_v6_config::BN == 128, "one m64n128k32 wgmma per k-step");
-    wgmma_fence_operand(d);
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < KSTEPS; kk++)
-        wgmma_m64n128k32_s32_s8(d, wgmma_desc_sw128(a + kk * KSTEP_BYTES),
-                                wgmma_desc_sw128(b + kk * KSTEP_BYTES), first && kk == 0 ? 0 : 1);
-    wgmma_commit_group();
-    wgmma_fence_operand(d);
-}
-
 /* Modulus l's int32 products d into the CRT sums: t = (d mod m_l) inv_l mod m_l, F (+)= t W'_l
  * mod 2^96. F's low words are this thread's slots of `sums` (element i at i * slots + slot), its
  * top words in `top`; first: the chunk's first modulus, which starts the sums */
@@ -336,7 +319,7 @@ __global__ void __launch_bounds__((oz_v6_config::CONSUMERS + 1) * WG_THREADS, 1)
                         mbar_wait(&r.full[s], it / Cfg::STAGES % 2);
                         const uint32_t a = smem_u32(r.a(s)) + cw * WG_M * ROW_BYTES,
                                        b = smem_u32(r.b(s));
-                        oz_v6_k_tile(d, a, b, t == 0);
+                        wgmma_k_tile<int8_t, oz_v6_config>(d, a, b, t == 0);
                         wgmma_wait_group<1>(); /* the previous k-tile's group is done */
                         if (t > 0) release_stage_cluster<CLUSTER>(&r.empty[(it - 1) % Cfg::STAGES]);
                     }

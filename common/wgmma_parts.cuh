@@ -160,11 +160,11 @@ static __device__ __forceinline__ void named_bar_arrive(int id, int threads)
 
 /* The 4 wgmma of one k-tile for one consumer warpgroup: a, b = shared-memory addresses of its 64
  * rows of A and of the BN rows of B; k-step kk starts 32 kk bytes into the rows (k = 16 values of
- * 16 bits, k = 8 tf32 values or k = 32 fp8 values). first: the first k-tile of an output tile,
- * whose first wgmma overwrites D instead of adding to it. */
-template <class T, class Cfg>
-__device__ __forceinline__ void wgmma_k_tile(float (&d)[Cfg::ACC], uint32_t a, uint32_t b,
-                                             bool first)
+ * 16 bits, k = 8 tf32 values or k = 32 fp8 or int8 values). first: the first k-tile of an output
+ * tile, whose first wgmma overwrites D instead of adding to it. Acc: float, or int for int8 (T =
+ * int8_t), deduced from d. */
+template <class T, class Cfg, class Acc>
+__device__ __forceinline__ void wgmma_k_tile(Acc (&d)[Cfg::ACC], uint32_t a, uint32_t b, bool first)
 {
     wgmma_fence_operand(d);
     wgmma_fence();

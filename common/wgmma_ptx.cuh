@@ -343,6 +343,21 @@ static __device__ __forceinline__ void wgmma_m64n256k32_s32_s8(int (&d)[128], ui
 }
 // clang-format on
 
+/* wgmma_op<int8_t, N>: the two s8 forms under the same name as the float ones, so that one k-tile
+ * function (wgmma_k_tile) serves both accumulator types */
+template <> struct wgmma_op<int8_t, 128> {
+    static __device__ __forceinline__ void run(int (&d)[64], uint64_t a, uint64_t b, int s)
+    {
+        wgmma_m64n128k32_s32_s8(d, a, b, s);
+    }
+};
+template <> struct wgmma_op<int8_t, 256> {
+    static __device__ __forceinline__ void run(int (&d)[128], uint64_t a, uint64_t b, int s)
+    {
+        wgmma_m64n256k32_s32_s8(d, a, b, s);
+    }
+};
+
 /* ---- mbarriers ----------------------------------------------------------------------------------
  * All take a pointer to the 8-byte barrier in shared memory. */
 static __device__ __forceinline__ void mbar_init(uint64_t *bar, unsigned expected_arrivals)
