@@ -50,6 +50,34 @@ static __device__ __forceinline__ bool stencil_fused_interior(int y, int x, int 
     return y >= R && y < NY - R && x >= R && x < NX - R;
 }
 
+/* Step 3 of the kernel below: a warp's accumulators (f32 acc or f16 acc16) back into the tile at
+ * the compute region's row R + y, column ST_WIN + x, rounded to f16. CHECK: store only the grid's
+ * updated cells (stencil_fused_interior); without it, every cell (a region wholly inside). */
+template <class T, bool F16ACC, bool CHECK>
+static __device__ __forceinline__ void
+stencil_fused_write_back(__half *smem, const float (&acc)[T::S][4], const uint32_t (&acc16)[T::S][2],
+                         int lane, int y_warp, int x_warp, int y_tile, int x_tile, int NY, int NX)
+{
+    constexpr int R = T::R, S = T::S;
+#pragma unroll
+    for (int s = 0; s < S; s++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            int i, n;
+            __half h;
+            if (F16ACC) {
+                i = st_frag_c16_row(lane, j >> 1), n = st_frag_c16_col(lane, j & 1);
+                h = __ushort_as_half((unsigned short)(acc16[s][j >> 1] >> (16 * (j & 1))));
+            } else {
+                i = st_frag_c_row(lane, j), n = st_frag_c_col(lane, j);
+                h = __float2half_rn(acc[s][j]);
+            }
+            const int rho = R + y_warp + s + S * n, col = ST_WIN + x_warp + i;
+            if (!CHECK || stencil_fused_interior(y_tile + rho, x_tile + col, NY, NX, R))
+                smem[st_smem_offset(rho, col, S, T::ROW_H)] = h;
+        }
+}
+
 /* what a launch needs of the plan (by value: the kernel's parameters) */
 typedef struct {
     int fuse, halo_x, out_x, out_y;
@@ -93,6 +121,10 @@ __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS)
 
     const uint32_t base = smem_u32(smem);
     const int y_warp = 8 * S * wy, x_warp = 16 * wx;
+    /* the compute region (rows R .. R + BY - 1, columns ST_WIN .. ST_WIN + BX - 1 of the tile)
+     * wholly among the grid's updated cells: the write-back needs no test per cell */
+    const bool region_inside = y_tile + R >= R && y_tile + R + T::BY <= NY - R &&
+                               x_tile + ST_WIN >= R && x_tile + ST_WIN + T::BX <= NX - R;
     for (int step = 0; step < g.fuse; step++) {
         /* 2. one step of the compute region: window o feeds every tile s = o - dy */
         float acc[S][4];
@@ -142,26 +174,15 @@ __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS)
             }
         }
 
-        /* 3. back into the tile, in place, once every warp has read it: the interior cells of the
-         *    compute region (row R + y, column ST_WIN + x of the tile), rounded to f16 */
+        /* 3. back into the tile, in place, once every warp has read it (a block whose region
+         *    touches the grid's fixed rim tests every cell; the others, most, test none) */
         __syncthreads();
-#pragma unroll
-        for (int s = 0; s < S; s++)
-#pragma unroll
-            for (int j = 0; j < 4; j++) {
-                int i, n;
-                __half h;
-                if (F16ACC) {
-                    i = st_frag_c16_row(lane, j >> 1), n = st_frag_c16_col(lane, j & 1);
-                    h = __ushort_as_half((unsigned short)(acc16[s][j >> 1] >> (16 * (j & 1))));
-                } else {
-                    i = st_frag_c_row(lane, j), n = st_frag_c_col(lane, j);
-                    h = __float2half_rn(acc[s][j]);
-                }
-                const int rho = R + y_warp + s + S * n, col = ST_WIN + x_warp + i;
-                if (stencil_fused_interior(y_tile + rho, x_tile + col, NY, NX, R))
-                    smem[st_smem_offset(rho, col, S, T::ROW_H)] = h;
-            }
+        if (region_inside)
+            stencil_fused_write_back<T, F16ACC, false>(smem, acc, acc16, lane, y_warp, x_warp,
+                                                       y_tile, x_tile, NY, NX);
+        else
+            stencil_fused_write_back<T, F16ACC, true>(smem, acc, acc16, lane, y_warp, x_warp,
+                                                      y_tile, x_tile, NY, NX);
         __syncthreads();
     }
 
