@@ -77,11 +77,13 @@ typedef struct {
 
 template <class T> static const char *prepare_v0(attn_run *r)
 {
-    /* force 0: the rung chooses; 1, 2: the table's forced_names "vec4", "scalar", which are
-     * the rung's ATTN_V0_VEC4 and ATTN_V0_SCALAR */
+    /* force 0: the rung chooses; 1, 2, 3: the table's forced_names "vec4", "scalar", "row",
+     * which are the rung's ATTN_V0_VEC4, ATTN_V0_SCALAR and ATTN_V0_ROW */
     const int path = r->force;
-    if (path == ATTN_V0_VEC4 && r->Sk % 4 != 0)
-        return ATTN_NA "the forced float4 path of the softmax needs Sk % 4 == 0";
+    if ((path == ATTN_V0_VEC4 || path == ATTN_V0_ROW) && r->Sk % 4 != 0)
+        return ATTN_NA "the forced float4 paths of the softmax need Sk % 4 == 0";
+    if (path == ATTN_V0_ROW && r->Sk > ATTN_V0_ROW_MAX)
+        return ATTN_NA "the forced row-in-registers path holds rows of at most 8192 scores";
     const char *why = attn_v0_unfused_unsupported<T>(r->B, r->H, r->Sq, r->Sk, r->D, r->qs, r->ks,
                                                      r->vs, r->os, path);
     if (why) return hook_status(cudaErrorNotSupported, why);
@@ -105,8 +107,9 @@ template <class T> static const char *prepare_v0(attn_run *r)
     TC_CUDA_CHECK(cudaMemset(plan->ws, 0xff, bytes));
     plan->bytes = bytes, plan->path = path;
     r->plan = plan;
-    const bool vec4 = path == ATTN_V0_VEC4 || (path == ATTN_V0_AUTO && r->Sk % 4 == 0);
-    snprintf(r->used, sizeof r->used, "cuBLAS, softmax %s, %.1f GiB ws", vec4 ? "float4" : "scalar",
+    const int chosen = attn_v0_softmax_path(r->Sk, path);
+    snprintf(r->used, sizeof r->used, "cuBLAS, softmax %s, %.1f GiB ws",
+             chosen == ATTN_V0_ROW ? "row" : chosen == ATTN_V0_VEC4 ? "float4" : "scalar",
              bytes / 1073741824.0);
     return NULL;
 }

@@ -11,13 +11,15 @@
  *   3. O = P V, cuBLAS again, the input type out, f32 compute, straight into O's BSHD strides.
  * It moves S twice (written, read: 4 bytes a score) and P twice (2 bytes): at Sq = Sk = 8192,
  * B = 2, H = 16, that is 26 GB of traffic, where the fused kernels read Q, K, V and write O,
- * 0.27 GB. The softmax itself should run near the copy bandwidth: it reads a row of S once for
- * the max and the sum (the second read, for P, comes from L2: a block's row is 4 Sk bytes, and the
- * rows of the blocks in flight fit in L2) and writes P.
+ * 0.27 GB. The softmax itself should run near the copy bandwidth: it reads a row of S once and
+ * writes P (the row in registers; past 8192 scores the online kernel reads it a second time for
+ * P, from L2 while the rows of the blocks in flight fit there).
  *
- * The softmax's run-time choice: rows of S move as float4 when Sk % 4 == 0 (every row starts on a
- * 16-byte boundary), else one float at a time. attn_v0_unfused_forward chooses; the _path form
- * forces ATTN_V0_VEC4 or ATTN_V0_SCALAR (VEC4 on Sk % 4 != 0: cudaErrorNotSupported).
+ * The softmax's run-time choice (attn_v0_softmax_path): a row of up to 8192 scores with Sk % 4 == 0
+ * is held in registers (ATTN_V0_ROW: S read once); a longer one with Sk % 4 == 0 moves as float4
+ * through the online kernel (ATTN_V0_VEC4: S read twice); any other one float at a time
+ * (ATTN_V0_SCALAR). attn_v0_unfused_forward chooses; the _path form forces one (a path the row
+ * length does not allow: cudaErrorNotSupported).
  *
  * Problem: as v1_mma.cuh (BSHD with any strides, L B x H x Sq or NULL), any D; sizes: B H Sq Sk <=
  * 2^31 - 1 rows of S and every stride below 2^31 (cuBLAS's int), B H Sq <= 2^31 - 1 blocks.
@@ -46,7 +48,10 @@
 #include <stdio.h>
 
 constexpr int ATTN_V0_THREADS = 256; /* one block per row of S */
-enum { ATTN_V0_AUTO = 0, ATTN_V0_VEC4 = 1, ATTN_V0_SCALAR = 2 };
+enum { ATTN_V0_AUTO = 0, ATTN_V0_VEC4 = 1, ATTN_V0_SCALAR = 2, ATTN_V0_ROW = 3 };
+/* the row-in-registers path: ATTN_V0_ROW_Q4 float4 per thread, rows of up to ATTN_V0_ROW_MAX */
+constexpr int ATTN_V0_ROW_Q4 = 8;
+constexpr long ATTN_V0_ROW_MAX = 4L * ATTN_V0_THREADS * ATTN_V0_ROW_Q4; /* 8192 scores */
 
 template <class T> struct attn_v0_type;
 template <> struct attn_v0_type<__half> {
@@ -138,6 +143,87 @@ __global__ void __launch_bounds__(ATTN_V0_THREADS)
     if (L && threadIdx.x == 0) L[r] = l > 0.0f ? (m + log2f(l)) * 0.69314718056f : -CUDART_INF_F;
 }
 
+/* The block's maximum (op = fmaxf) or sum of x, the same in every thread: within each warp, then
+ * the warps' results in one order from shared memory (red: a float per warp, free on entry and
+ * on return). */
+template <bool MAX> static __device__ __forceinline__ float attn_v0_block_reduce(float x, float *red)
+{
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) {
+        const float y = __shfl_xor_sync(0xffffffffu, x, off);
+        x = MAX ? fmaxf(x, y) : x + y;
+    }
+    if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = x;
+    __syncthreads();
+    x = red[0];
+    for (int w = 1; w < ATTN_V0_THREADS / 32; w++) x = MAX ? fmaxf(x, red[w]) : x + red[w];
+    __syncthreads(); /* every thread has read red: the next reduction may write it */
+    return x;
+}
+
+/* The row-in-registers path (Sk % 4 == 0, Sk <= ATTN_V0_ROW_MAX): each thread loads its float4s
+ * of the row once (thread t: scores 4 (t + 256 q) .. + 3), then the row's max, then the sum of
+ * exp2(x - max), each a block reduction, then P from the registers. S is read once (the online
+ * kernel above reads it twice, the second time from L2 where the row is still there), and the
+ * exp2s of a thread depend on no previous one. */
+template <class T>
+__global__ void __launch_bounds__(ATTN_V0_THREADS)
+    attn_v0_softmax_row_kernel(int Sq, int Sk, const float *__restrict__ S, T *__restrict__ P,
+                               float *__restrict__ L, int causal, float scale_log2)
+{
+    static_assert(ATTN_V0_THREADS % 32 == 0 && ATTN_V0_THREADS <= 1024, "whole warps");
+    __shared__ float red[ATTN_V0_THREADS / 32];
+    const long r = blockIdx.x, i = r % Sq;
+    const float *row = S + r * Sk;
+    T *prow = P + r * Sk;
+    const long n = attn_key_end(Sq, Sk, causal, i); /* keys 0 .. n-1 are visible */
+
+    /* the visible scores in log2 units, -inf elsewhere; the thread's max */
+    float v[ATTN_V0_ROW_Q4][4], m = -CUDART_INF_F;
+#pragma unroll
+    for (int q = 0; q < ATTN_V0_ROW_Q4; q++) {
+        const long j = 4L * (threadIdx.x + (long)q * ATTN_V0_THREADS);
+        float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (j < n) x = *reinterpret_cast<const float4 *>(row + j); /* in the row: Sk % 4 == 0 */
+        const float xs[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            v[q][e] = j + e < n ? xs[e] * scale_log2 : -CUDART_INF_F;
+            m = fmaxf(m, v[q][e]);
+        }
+    }
+    m = attn_v0_block_reduce<true>(m, red);
+    float l = 0.0f;
+    if (m > -CUDART_INF_F) /* a row with a visible key: exp2(-inf - m) = 0 for the others */
+#pragma unroll
+        for (int q = 0; q < ATTN_V0_ROW_Q4; q++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) l += exp2f(v[q][e] - m);
+    l = attn_v0_block_reduce<false>(l, red);
+
+    /* P = exp2(x - m) / l, 0 past the visible keys (the whole row: P V sums over Sk) */
+    const float inv = l > 0.0f ? 1.0f / l : 0.0f;
+#pragma unroll
+    for (int q = 0; q < ATTN_V0_ROW_Q4; q++) {
+        const long j = 4L * (threadIdx.x + (long)q * ATTN_V0_THREADS);
+        if (j >= Sk) break;
+        float p[4];
+#pragma unroll
+        for (int e = 0; e < 4; e++) p[e] = j + e < n ? exp2f(v[q][e] - m) * inv : 0.0f;
+        *reinterpret_cast<uint2 *>(prow + j) =
+            make_uint2(attn_pack2<T>(p[0], p[1]), attn_pack2<T>(p[2], p[3]));
+    }
+    if (L && threadIdx.x == 0) L[r] = l > 0.0f ? (m + log2f(l)) * 0.69314718056f : -CUDART_INF_F;
+}
+
+/* The softmax's path for a row length (ATTN_V0_AUTO: the rung's choice) */
+static inline int attn_v0_softmax_path(int Sk, int path)
+{
+    if (path != ATTN_V0_AUTO) return path;
+    if (Sk % 4 != 0) return ATTN_V0_SCALAR;
+    return Sk <= ATTN_V0_ROW_MAX ? ATTN_V0_ROW : ATTN_V0_VEC4;
+}
+
 /* ---- the host side ------------------------------------------------------------------------- */
 static inline size_t attn_v0_align(size_t x) { return (x + 255) / 256 * 256; }
 
@@ -167,8 +253,10 @@ static const char *attn_v0_unfused_unsupported(int B, int H, int Sq, int Sk, int
     if (!attn_v0_fits_int(qs) || !attn_v0_fits_int(ks) || !attn_v0_fits_int(vs) ||
         !attn_v0_fits_int(os))
         return "row and head strides must be below 2^31 (cuBLAS's leading dimensions)";
-    if (path == ATTN_V0_VEC4 && Sk % 4 != 0)
-        return "the float4 path of the softmax needs Sk % 4 == 0 (rows of S 16-byte aligned)";
+    if ((path == ATTN_V0_VEC4 || path == ATTN_V0_ROW) && Sk % 4 != 0)
+        return "the float4 paths of the softmax need Sk % 4 == 0 (rows of S 16-byte aligned)";
+    if (path == ATTN_V0_ROW && Sk > ATTN_V0_ROW_MAX)
+        return "the row-in-registers path of the softmax holds rows of at most 8192 scores";
     return NULL;
 }
 
@@ -194,9 +282,12 @@ static cudaError_t attn_v0_unfused_softmax(int B, int H, int Sq, int Sk, float *
     const float *S = (const float *)workspace;
     T *P = (T *)((char *)workspace + attn_v0_align(n * sizeof(float)));
     const float scale_log2 = scale * 1.4426950408889634f;
-    const bool vec4 = path == ATTN_V0_VEC4 || (path == ATTN_V0_AUTO && Sk % 4 == 0);
+    const int chosen = attn_v0_softmax_path(Sk, path);
     const unsigned rows = (unsigned)((long)B * H * Sq);
-    if (vec4)
+    if (chosen == ATTN_V0_ROW)
+        attn_v0_softmax_row_kernel<T>
+            <<<rows, ATTN_V0_THREADS, 0, stream>>>(Sq, Sk, S, P, L, causal, scale_log2);
+    else if (chosen == ATTN_V0_VEC4)
         attn_v0_softmax_kernel<T, true>
             <<<rows, ATTN_V0_THREADS, 0, stream>>>(Sq, Sk, S, P, L, causal, scale_log2);
     else
@@ -205,7 +296,7 @@ static cudaError_t attn_v0_unfused_softmax(int B, int H, int Sq, int Sk, float *
     return cudaGetLastError();
 }
 
-/* The forced form: path = ATTN_V0_AUTO (choose), ATTN_V0_VEC4 or ATTN_V0_SCALAR. */
+/* The forced form: path = ATTN_V0_AUTO (choose), ATTN_V0_VEC4, ATTN_V0_SCALAR or ATTN_V0_ROW. */
 template <class T>
 static cudaError_t attn_v0_unfused_forward_path(cublasHandle_t handle, int B, int H, int Sq, int Sk,
                                                 int D, const T *Q, attn_strides qs, const T *K,
