@@ -1100,11 +1100,60 @@ static void error_growth(const tc_args *a, const tc_device_info *dev, int si, in
     printf("\n");
 }
 
+/* The fused kernels' shortcut, st_fuse_region_inside (a block's write-back without a test per
+ * cell), against the rule it stands for: every cell of the block's compute region is one a step
+ * updates (st_interior). Every block of every plan --test runs (radius, F = 1 .. ST_FUSE_MAX, every
+ * grid), on the host: exact whatever the seed, where a wrong shortcut on the GPU only writes the
+ * fixed rim in shared memory, an error the f16 tolerance may absorb. Both answers must occur. */
+static void fused_region_check(int *passed, int *failed)
+{
+    static const int radii[] = {1, 2, 3, 7};
+    const test_grid *grids[N_TEST_GRIDS + 2];
+    int n_grids = 0;
+    grids[n_grids++] = &exact_grid;
+    for (int gi = 0; gi < N_TEST_GRIDS; gi++) grids[n_grids++] = &test_grids[gi];
+    grids[n_grids++] = &fused_grid;
+    long blocks = 0, inside = 0, wrong = 0;
+    char first[200] = "";
+    for (int ri = 0; ri < 4; ri++)
+        for (int f = 1; f <= ST_FUSE_MAX; f++)
+            for (int gi = 0; gi < n_grids; gi++) {
+                const int r = radii[ri];
+                const long NY = grids[gi]->NY, NX = grids[gi]->NX;
+                st_fuse_plan p;
+                if (stencil_fused_plan_for(r, f, NY, NX, &p) != 0) continue;
+                const int cx = stencil_fused_compute_x(r), cy = stencil_fused_compute_y(r);
+                for (int by = 0; by < p.blocks_y; by++)
+                    for (int bx = 0; bx < p.blocks_x; bx++) {
+                        /* the tile's first cell, as the kernel places it */
+                        const long x_tile = (long)bx * p.out_x - p.halo_x;
+                        const long y_tile = (long)by * p.out_y - (long)f * r;
+                        int all = 1;
+                        for (int rho = r; rho < r + cy && all; rho++)
+                            for (int col = ST_FUSE_MARGIN; col < ST_FUSE_MARGIN + cx && all; col++)
+                                all = st_interior(y_tile + rho, x_tile + col, NY, NX, r);
+                        const int got = st_fuse_region_inside(y_tile, x_tile, cx, cy, r, NY, NX);
+                        blocks++, inside += got;
+                        if (got != all && wrong++ == 0)
+                            snprintf(first, sizeof first,
+                                     "r = %d, F = %d, %ldx%ld, block (%d, %d): shortcut %d, cells %d",
+                                     r, f, NY, NX, by, bx, got, all);
+                    }
+            }
+    const int ok = wrong == 0 && inside > 0 && inside < blocks;
+    printf("%s fused_region_inside  %ld blocks, %ld inside: %s\n", ok ? "PASS" : "FAIL", blocks,
+           inside,
+           wrong ? first : ok ? "the shortcut agrees with every cell" : "one answer never occurs");
+    *passed += ok;
+    *failed += !ok;
+}
+
 static int run_tests(const tc_args *a, const tc_device_info *dev, int first, int last)
 {
     int passed = 0, failed = 0, skipped = 0;
     const int small = getenv("TC_TEST_SMALL") != NULL;
     st_probes_run(&passed, &failed);
+    fused_region_check(&passed, &failed);
     for (int si = first; si <= last; si++) {
         const st_shape *sh = &shapes[si];
         char label[64];

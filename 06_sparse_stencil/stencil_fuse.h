@@ -135,4 +135,21 @@ static inline double st_fuse_bytes(int cx, int cy, int r, const st_fuse_plan *p)
 /* the roofline's arithmetic intensity: 2 flop per tap, 4 / F bytes per point update */
 static inline double st_fuse_intensity(int taps, int fuse) { return 2.0 * taps * fuse / 4.0; }
 
+/* The compute region of a block whose tile starts at grid cell (y_tile, x_tile), rows y_tile + r
+ * .. y_tile + r + cy - 1 and columns x_tile + ST_FUSE_MARGIN .. x_tile + ST_FUSE_MARGIN + cx - 1,
+ * lies wholly among the cells a step updates (r <= y < NY - r, r <= x < NX - r): the fused
+ * kernel's write-back then needs no test per cell (stencil_fused.cuh). The kernels call it on
+ * the device; --test checks it on the host against every cell of every block it runs. */
+#if defined(__CUDACC__)
+#define ST_FUSE_HD __host__ __device__
+#else
+#define ST_FUSE_HD
+#endif
+ST_FUSE_HD static inline int st_fuse_region_inside(long y_tile, long x_tile, int cx, int cy, int r,
+                                                   long NY, long NX)
+{
+    return y_tile >= 0 && y_tile + r + cy <= NY - r && x_tile + ST_FUSE_MARGIN >= r &&
+           x_tile + ST_FUSE_MARGIN + cx <= NX - r;
+}
+
 #endif /* STENCIL_FUSE_H */

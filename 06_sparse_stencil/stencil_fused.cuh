@@ -123,8 +123,7 @@ __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS)
     const int y_warp = 8 * S * wy, x_warp = 16 * wx;
     /* the compute region (rows R .. R + BY - 1, columns ST_WIN .. ST_WIN + BX - 1 of the tile)
      * wholly among the grid's updated cells: the write-back needs no test per cell */
-    const bool region_inside = y_tile + R >= R && y_tile + R + T::BY <= NY - R &&
-                               x_tile + ST_WIN >= R && x_tile + ST_WIN + T::BX <= NX - R;
+    const bool region_inside = st_fuse_region_inside(y_tile, x_tile, T::BX, T::BY, R, NY, NX);
     for (int step = 0; step < g.fuse; step++) {
         /* 2. one step of the compute region: window o feeds every tile s = o - dy */
         float acc[S][4];

@@ -577,7 +577,8 @@ typedef struct {
 } test_shape;
 /* tails of every tile, Sq < Sk and Sq > Sk (causal: fully masked rows and blocks; 100 x 36 with
  * Sk % 4 == 0, so that v0's float4 paths meet them too), a single query and a single key, whole
- * tiles, padded rows, interleaved QKV, long rows (sampled). The first N_SMALL run under
+ * tiles, padded rows, interleaved QKV, long rows (sampled), and rows of 8196 keys, past what v0's
+ * row-in-registers path holds (its launcher's other float4 choice). The first N_SMALL run under
  * TC_TEST_SMALL (make sanitize). */
 static const test_shape test_shapes[] = {
     {1, 1, 1, 1, 64, LAYOUT_PACKED},        {1, 2, 17, 33, 64, LAYOUT_PACKED},
@@ -586,9 +587,9 @@ static const test_shape test_shapes[] = {
     {1, 1, 200, 1, 64, LAYOUT_PACKED},      {1, 1, 1, 300, 128, LAYOUT_PACKED},
     {2, 4, 100, 100, 64, LAYOUT_QKV},       {2, 2, 100, 36, 64, LAYOUT_PACKED},
     {1, 2, 333, 1000, 128, LAYOUT_PADDED},  {1, 2, 2048, 2048, 128, LAYOUT_PACKED},
-    {1, 1, 1000, 8192, 64, LAYOUT_PACKED},
+    {1, 1, 1000, 8192, 64, LAYOUT_PACKED},  {1, 1, 2, 8196, 64, LAYOUT_PACKED},
 };
-enum { N_TEST_SHAPES = sizeof test_shapes / sizeof test_shapes[0], N_SMALL = 9 };
+enum { N_TEST_SHAPES = sizeof test_shapes / sizeof test_shapes[0], N_SMALL = 10 };
 #define TEST_FULL_LIMIT 3e8 /* B H Sq Sk D up to which every row is checked */
 
 static int selected_type(tc_dtype t) { return opts.dtype < 0 || opts.dtype == (int)t; }

@@ -283,6 +283,8 @@ static cudaError_t attn_v0_unfused_softmax(int B, int H, int Sq, int Sk, float *
     T *P = (T *)((char *)workspace + attn_v0_align(n * sizeof(float)));
     const float scale_log2 = scale * 1.4426950408889634f;
     const int chosen = attn_v0_softmax_path(Sk, path);
+    if ((chosen != ATTN_V0_SCALAR && Sk % 4 != 0) || (chosen == ATTN_V0_ROW && Sk > ATTN_V0_ROW_MAX))
+        return cudaErrorNotSupported; /* a forced path this row length does not allow */
     const unsigned rows = (unsigned)((long)B * H * Sq);
     if (chosen == ATTN_V0_ROW)
         attn_v0_softmax_row_kernel<T>
