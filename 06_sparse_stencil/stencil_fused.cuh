@@ -64,14 +64,7 @@ stencil_fused_write_back(__half *smem, const float (&acc)[T::S][4], const uint32
 #pragma unroll
         for (int j = 0; j < 4; j++) {
             int i, n;
-            __half h;
-            if (F16ACC) {
-                i = st_frag_c16_row(lane, j >> 1), n = st_frag_c16_col(lane, j & 1);
-                h = __ushort_as_half((unsigned short)(acc16[s][j >> 1] >> (16 * (j & 1))));
-            } else {
-                i = st_frag_c_row(lane, j), n = st_frag_c_col(lane, j);
-                h = __float2half_rn(acc[s][j]);
-            }
+            const __half h = tc_acc_half<F16ACC>(acc, acc16, lane, s, j, i, n);
             const int rho = R + y_warp + s + S * n, col = ST_WIN + x_warp + i;
             if (!CHECK || stencil_fused_interior(y_tile + rho, x_tile + col, NY, NX, R))
                 smem[st_smem_offset(rho, col, S, T::ROW_H)] = h;

@@ -101,6 +101,22 @@ static __device__ __forceinline__ void tc_load_b_swapped(uint32_t (&b)[4], uint3
     st_swap_b(r, b);
 }
 
+/* Element j (0..3) of this lane's accumulators of mma tile s (f32 acc or f16 acc16), rounded to
+ * f16, and its place in the warp's outputs: column i (0..15, the mma's row) and row n (0..1, in
+ * steps of S rows) of the mma tile; the fused kernel writes them back the same way. */
+template <bool F16ACC, int S>
+static __device__ __forceinline__ __half tc_acc_half(const float (&acc)[S][4],
+                                                     const uint32_t (&acc16)[S][2], int lane, int s,
+                                                     int j, int &i, int &n)
+{
+    if (F16ACC) {
+        i = st_frag_c16_row(lane, j >> 1), n = st_frag_c16_col(lane, j & 1);
+        return __ushort_as_half((unsigned short)(acc16[s][j >> 1] >> (16 * (j & 1))));
+    }
+    i = st_frag_c_row(lane, j), n = st_frag_c_col(lane, j);
+    return __float2half_rn(acc[s][j]);
+}
+
 /* One tensor-core step: out = stencil(in) on the interior cells of the block's tile.
  * MIN_BLOCKS: the __launch_bounds__ minimum of resident blocks per SM (0: none), i.e. the
  * register budget ptxas must meet (tc_cfg below chooses it per kernel). */
@@ -190,14 +206,7 @@ __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS)
 #pragma unroll
         for (int j = 0; j < 4; j++) {
             int i, n;
-            __half h;
-            if (F16ACC) {
-                i = st_frag_c16_row(lane, j >> 1), n = st_frag_c16_col(lane, j & 1);
-                h = __ushort_as_half((unsigned short)(acc16[s][j >> 1] >> (16 * (j & 1))));
-            } else {
-                i = st_frag_c_row(lane, j), n = st_frag_c_col(lane, j);
-                h = __float2half_rn(acc[s][j]);
-            }
+            const __half h = tc_acc_half<F16ACC>(acc, acc16, lane, s, j, i, n);
             const int yl = y_warp + s + S * n, xl = x_warp + i;
             smem[yl * T::OUT_H + (yl / T::OUT_GAP) * 8 + xl] = h;
         }

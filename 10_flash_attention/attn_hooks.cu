@@ -80,10 +80,11 @@ template <class T> static const char *prepare_v0(attn_run *r)
     /* force 0: the rung chooses; 1, 2, 3: the table's forced_names "vec4", "scalar", "row",
      * which are the rung's ATTN_V0_VEC4, ATTN_V0_SCALAR and ATTN_V0_ROW */
     const int path = r->force;
-    if ((path == ATTN_V0_VEC4 || path == ATTN_V0_ROW) && r->Sk % 4 != 0)
-        return ATTN_NA "the forced float4 paths of the softmax need Sk % 4 == 0";
-    if (path == ATTN_V0_ROW && r->Sk > ATTN_V0_ROW_MAX)
-        return ATTN_NA "the forced row-in-registers path holds rows of at most 8192 scores";
+    if (const char *why = attn_v0_path_unsupported(r->Sk, path)) { /* not this case's: n/a */
+        static char msg[160];
+        snprintf(msg, sizeof msg, ATTN_NA "forced: %s", why);
+        return msg;
+    }
     const char *why = attn_v0_unfused_unsupported<T>(r->B, r->H, r->Sq, r->Sk, r->D, r->qs, r->ks,
                                                      r->vs, r->os, path);
     if (why) return hook_status(cudaErrorNotSupported, why);

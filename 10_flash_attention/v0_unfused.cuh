@@ -216,6 +216,16 @@ __global__ void __launch_bounds__(ATTN_V0_THREADS)
     if (L && threadIdx.x == 0) L[r] = l > 0.0f ? (m + log2f(l)) * 0.69314718056f : -CUDART_INF_F;
 }
 
+/* Why the softmax cannot take a forced path on rows of Sk scores, or NULL */
+static inline const char *attn_v0_path_unsupported(int Sk, int path)
+{
+    if ((path == ATTN_V0_VEC4 || path == ATTN_V0_ROW) && Sk % 4 != 0)
+        return "the float4 paths of the softmax need Sk % 4 == 0 (rows of S 16-byte aligned)";
+    if (path == ATTN_V0_ROW && Sk > ATTN_V0_ROW_MAX)
+        return "the row-in-registers path of the softmax holds rows of at most 8192 scores";
+    return NULL;
+}
+
 /* The softmax's path for a row length (ATTN_V0_AUTO: the rung's choice) */
 static inline int attn_v0_softmax_path(int Sk, int path)
 {
@@ -253,11 +263,7 @@ static const char *attn_v0_unfused_unsupported(int B, int H, int Sq, int Sk, int
     if (!attn_v0_fits_int(qs) || !attn_v0_fits_int(ks) || !attn_v0_fits_int(vs) ||
         !attn_v0_fits_int(os))
         return "row and head strides must be below 2^31 (cuBLAS's leading dimensions)";
-    if ((path == ATTN_V0_VEC4 || path == ATTN_V0_ROW) && Sk % 4 != 0)
-        return "the float4 paths of the softmax need Sk % 4 == 0 (rows of S 16-byte aligned)";
-    if (path == ATTN_V0_ROW && Sk > ATTN_V0_ROW_MAX)
-        return "the row-in-registers path of the softmax holds rows of at most 8192 scores";
-    return NULL;
+    return attn_v0_path_unsupported(Sk, path);
 }
 
 static inline cudaError_t attn_v0_status(cublasStatus_t s)
@@ -282,9 +288,8 @@ static cudaError_t attn_v0_unfused_softmax(int B, int H, int Sq, int Sk, float *
     const float *S = (const float *)workspace;
     T *P = (T *)((char *)workspace + attn_v0_align(n * sizeof(float)));
     const float scale_log2 = scale * 1.4426950408889634f;
+    if (attn_v0_path_unsupported(Sk, path)) return cudaErrorNotSupported;
     const int chosen = attn_v0_softmax_path(Sk, path);
-    if ((chosen != ATTN_V0_SCALAR && Sk % 4 != 0) || (chosen == ATTN_V0_ROW && Sk > ATTN_V0_ROW_MAX))
-        return cudaErrorNotSupported; /* a forced path this row length does not allow */
     const unsigned rows = (unsigned)((long)B * H * Sq);
     if (chosen == ATTN_V0_ROW)
         attn_v0_softmax_row_kernel<T>
