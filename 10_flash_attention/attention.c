@@ -45,7 +45,8 @@
 /* ---- the variant table ------------------------------------------------------------------------
  * Every row of the ladder, f16 first, then bf16 (the same kernels); each is compared with the
  * cuDNN row of its type. */
-static const char *const v0_forced[] = {"vec4", "scalar", "row"}; /* the softmax's row access */
+/* the softmax's path: float4 online, scalar online, the row in a group of 32 .. 256 threads */
+static const char *const v0_forced[] = {"vec4", "scalar", "row32", "row64", "row128", "row256"};
 
 // clang-format off
 #define CUDNN_HOOKS .prepare = hook_cudnn_prepare, .launch = hook_cudnn_launch, \
@@ -53,7 +54,7 @@ static const char *const v0_forced[] = {"vec4", "scalar", "row"}; /* the softmax
                     .sizes = "causal: Sq <= Sk"
 #define V0_HOOKS    .prepare = hook_v0_unfused_prepare, .launch = hook_v0_unfused_launch, \
                     .release = hook_v0_unfused_release, .file = "v0_unfused.cuh", .sizes = "any", \
-                    .n_forced = 3, .forced_names = v0_forced
+                    .n_forced = 6, .forced_names = v0_forced
 #define V1_HOOKS    .prepare = hook_v1_mma_prepare, .launch = hook_v1_mma_launch, \
                     .release = hook_plan_release, .file = "v1_mma.cuh", .sizes = "D 64, 128"
 #define V2_HOOKS    .prepare = hook_v2_wgmma_prepare, .launch = hook_v2_wgmma_launch, \
@@ -578,7 +579,9 @@ typedef struct {
 /* tails of every tile, Sq < Sk and Sq > Sk (causal: fully masked rows and blocks; 100 x 36 with
  * Sk % 4 == 0, so that v0's float4 paths meet them too), a single query and a single key, whole
  * tiles, padded rows, interleaved QKV, long rows (sampled), and rows of 8196 keys, past what v0's
- * row-in-registers path holds (its launcher's other float4 choice). The first N_SMALL run under
+ * row-in-registers paths hold (its launcher's other float4 choice). v0's row groups: rows of 36 ..
+ * 1000 keys choose 32 threads, 2048 64, 3000 128 and 8192 256; 1 x 300, 333 x 1000 (666 rows) and 5
+ * x 3000 (15 rows) leave the last block a group past the last row. The first N_SMALL run under
  * TC_TEST_SMALL (make sanitize). */
 static const test_shape test_shapes[] = {
     {1, 1, 1, 1, 64, LAYOUT_PACKED},        {1, 2, 17, 33, 64, LAYOUT_PACKED},
@@ -586,10 +589,11 @@ static const test_shape test_shapes[] = {
     {1, 2, 65, 129, 128, LAYOUT_PADDED},    {2, 2, 130, 63, 64, LAYOUT_PACKED},
     {1, 1, 200, 1, 64, LAYOUT_PACKED},      {1, 1, 1, 300, 128, LAYOUT_PACKED},
     {2, 4, 100, 100, 64, LAYOUT_QKV},       {2, 2, 100, 36, 64, LAYOUT_PACKED},
-    {1, 2, 333, 1000, 128, LAYOUT_PADDED},  {1, 2, 2048, 2048, 128, LAYOUT_PACKED},
-    {1, 1, 1000, 8192, 64, LAYOUT_PACKED},  {1, 1, 2, 8196, 64, LAYOUT_PACKED},
+    {1, 3, 5, 3000, 128, LAYOUT_PACKED},    {1, 2, 333, 1000, 128, LAYOUT_PADDED},
+    {1, 2, 2048, 2048, 128, LAYOUT_PACKED}, {1, 1, 1000, 8192, 64, LAYOUT_PACKED},
+    {1, 1, 2, 8196, 64, LAYOUT_PACKED},
 };
-enum { N_TEST_SHAPES = sizeof test_shapes / sizeof test_shapes[0], N_SMALL = 10 };
+enum { N_TEST_SHAPES = sizeof test_shapes / sizeof test_shapes[0], N_SMALL = 11 };
 #define TEST_FULL_LIMIT 3e8 /* B H Sq Sk D up to which every row is checked */
 
 static int selected_type(tc_dtype t) { return opts.dtype < 0 || opts.dtype == (int)t; }
@@ -598,6 +602,13 @@ static int mode_test(const tc_args *a, const tc_device_info *dev)
 {
     int passed = 0, failed = 0, skipped = 0, not_applicable = 0;
     const int small = getenv("TC_TEST_SMALL") != NULL;
+    /* v0's choice of softmax path, on the host: a wrong one would still pass every case below */
+    if (!a->variant || strcmp(a->variant, "all") == 0 ||
+        strncmp(a->variant, "v0_unfused", 10) == 0) {
+        const int wrong = hook_v0_softmax_path_check(stdout);
+        if (!wrong) printf("PASS v0_unfused softmax path choice at the edges of each row group\n");
+        passed += !wrong, failed += !!wrong;
+    }
     for (int si = 0; si < (small ? N_SMALL : N_TEST_SHAPES); si++)
         for (int causal = 0; causal <= 1; causal++)
             for (int ti = 0; ti < 2; ti++) {

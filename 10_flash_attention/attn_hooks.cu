@@ -77,8 +77,9 @@ typedef struct {
 
 template <class T> static const char *prepare_v0(attn_run *r)
 {
-    /* force 0: the rung chooses; 1, 2, 3: the table's forced_names "vec4", "scalar", "row",
-     * which are the rung's ATTN_V0_VEC4, ATTN_V0_SCALAR and ATTN_V0_ROW */
+    /* force 0: the rung chooses; 1 .. 6: the table's forced_names "vec4", "scalar", "row32",
+     * "row64", "row128", "row256", which are the rung's ATTN_V0_VEC4, ATTN_V0_SCALAR and
+     * ATTN_V0_ROW32 .. ATTN_V0_ROW256 */
     const int path = r->force;
     if (const char *why = attn_v0_path_unsupported(r->Sk, path)) { /* not this case's: n/a */
         static char msg[160];
@@ -109,8 +110,12 @@ template <class T> static const char *prepare_v0(attn_run *r)
     plan->bytes = bytes, plan->path = path;
     r->plan = plan;
     const int chosen = attn_v0_softmax_path(r->Sk, path);
-    snprintf(r->used, sizeof r->used, "cuBLAS, softmax %s, %.1f GiB ws",
-             chosen == ATTN_V0_ROW ? "row" : chosen == ATTN_V0_VEC4 ? "float4" : "scalar",
+    char path_name[16];
+    if (attn_v0_is_row_path(chosen))
+        snprintf(path_name, sizeof path_name, "row/%d", attn_v0_row_group(chosen));
+    else
+        snprintf(path_name, sizeof path_name, "%s", chosen == ATTN_V0_VEC4 ? "float4" : "scalar");
+    snprintf(r->used, sizeof r->used, "cuBLAS, softmax %s, %.1f GiB ws", path_name,
              bytes / 1073741824.0);
     return NULL;
 }
@@ -145,6 +150,33 @@ extern "C" void hook_v0_softmax_launch(const attn_variant *v, const attn_run *r,
                                                                stream)
                       : attn_v0_unfused_softmax<__half>(r->B, r->H, r->Sq, r->Sk, r->l, r->causal,
                                                         r->scale, p->ws, p->path, stream));
+}
+
+/* The launcher's choice of softmax path at the edges of each row group: a wrong choice still
+ * computes the right P (a wider group, or the online kernel), so only this check sees it. Returns
+ * the number of wrong choices, each printed as a FAIL line. */
+extern "C" int hook_v0_softmax_path_check(FILE *out)
+{
+    static const struct {
+        int Sk, path;
+    } expected[] = {
+        {1, ATTN_V0_SCALAR},    {4, ATTN_V0_ROW32},     {1001, ATTN_V0_SCALAR},
+        {1024, ATTN_V0_ROW32},  {1028, ATTN_V0_ROW64},  {2048, ATTN_V0_ROW64},
+        {2052, ATTN_V0_ROW128}, {4096, ATTN_V0_ROW128}, {4100, ATTN_V0_ROW256},
+        {8192, ATTN_V0_ROW256}, {8193, ATTN_V0_SCALAR}, {8196, ATTN_V0_VEC4},
+    };
+    int wrong = 0;
+    for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
+        const int Sk = expected[i].Sk, chosen = attn_v0_softmax_path(Sk, ATTN_V0_AUTO);
+        const char *why = attn_v0_path_unsupported(Sk, chosen);
+        if (chosen != expected[i].path || why) {
+            fprintf(out, "FAIL v0_unfused softmax path for Sk %d: chose %d, expected %d%s%s\n", Sk,
+                    chosen, expected[i].path, why ? ", and it refuses the row: " : "",
+                    why ? why : "");
+            wrong++;
+        }
+    }
+    return wrong;
 }
 
 extern "C" double hook_v0_softmax_bytes(const attn_run *r)

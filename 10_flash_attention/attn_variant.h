@@ -10,6 +10,7 @@
 #include "harness.h"
 
 #include <cuda_runtime_api.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,6 +74,7 @@ void hook_plan_release(const attn_variant *v, attn_run *r);
  * bytes: what it must move (S read once, P and L written) */
 void hook_v0_softmax_launch(const attn_variant *v, const attn_run *r, cudaStream_t stream);
 double hook_v0_softmax_bytes(const attn_run *r);
+int hook_v0_softmax_path_check(FILE *out); /* --test: wrong choices of v0's softmax path, printed */
 
 const char *hook_v1_mma_prepare(const attn_variant *v, attn_run *r);
 void hook_v1_mma_launch(const attn_variant *v, const attn_run *r, cudaStream_t stream);

@@ -1,13 +1,14 @@
-/* attn_v0_unfused - attention as three kernels: S = Q K^T (cuBLAS), the softmax of one row per
- * block (ours), O = P V (cuBLAS). What fusion saves, measured.
+/* attn_v0_unfused - attention as three kernels: S = Q K^T (cuBLAS), the softmax of each row of S
+ * (ours), O = P V (cuBLAS). What fusion saves, measured.
  *
  * Rung v0 of chapter 10's attention ladder (f16 and bf16 in, f32 accumulate, O in the input type,
  * L in f32). No parent: the ladder starts from the textbook.
  *   1. S = Q K^T per (batch, head), f32, Sq x Sk row-major in a workspace: cuBLAS's strided-batched
  *      GEMM over the heads of one batch (the BSHD strides are leading dimensions and batch strides:
  *      a head is D elements after the previous one, a row H D after), f16/bf16 in, f32 compute;
- *   2. the softmax kernel below: one block per row of S, scale, mask, max and sum online in one
- *      pass, then P = exp(scale S - m) / l in the input type (0 at masked keys) and L = m + log l;
+ *   2. the softmax kernels below: scale, mask, the row's max m and sum l (in the registers of a
+ *      group of threads, or online for long or unaligned rows), then P = exp(scale S - m) / l in
+ *      the input type (0 at masked keys) and L = m + log l;
  *   3. O = P V, cuBLAS again, the input type out, f32 compute, straight into O's BSHD strides.
  * It moves S twice (written, read: 4 bytes a score) and P twice (2 bytes): at Sq = Sk = 8192,
  * B = 2, H = 16, that is 26 GB of traffic, where the fused kernels read Q, K, V and write O,
@@ -15,14 +16,18 @@
  * writes P (the row in registers; past 8192 scores the online kernel reads it a second time for
  * P, from L2 while the rows of the blocks in flight fit there).
  *
- * The softmax's run-time choice (attn_v0_softmax_path): a row of up to 8192 scores with Sk % 4 == 0
- * is held in registers (ATTN_V0_ROW: S read once); a longer one with Sk % 4 == 0 moves as float4
- * through the online kernel (ATTN_V0_VEC4: S read twice); any other one float at a time
- * (ATTN_V0_SCALAR). attn_v0_unfused_forward chooses; the _path form forces one (a path the row
- * length does not allow: cudaErrorNotSupported).
+ * The softmax's run-time choices (attn_v0_softmax_path): a row of up to 8192 scores with Sk % 4 ==
+ * 0 is held in the registers of a group of G = 32, 64, 128 or 256 threads, 32 scores a thread, the
+ * narrowest group that holds it (ATTN_V0_ROW32 .. ATTN_V0_ROW256: S read once; a block of 256
+ * threads takes 256 / G rows, so that short rows keep as many bytes in flight as long ones); a
+ * longer row with Sk % 4 == 0 moves as float4 through the online kernel (ATTN_V0_VEC4: S read
+ * twice); any other one float at a time (ATTN_V0_SCALAR). attn_v0_unfused_forward chooses; the
+ * _path form forces one (a path the row length does not allow: cudaErrorNotSupported; a wider
+ * group than needed is allowed).
  *
  * Problem: as v1_mma.cuh (BSHD with any strides, L B x H x Sq or NULL), any D; sizes: B H Sq Sk <=
- * 2^31 - 1 rows of S and every stride below 2^31 (cuBLAS's int), B H Sq <= 2^31 - 1 blocks.
+ * 2^31 - 1 rows of S and every stride below 2^31 (cuBLAS's int), B H Sq <= 2^31 - 1 rows (the
+ * online kernels launch a block a row).
  * Workspace: S (f32) and P (T), B H Sq Sk each (attn_v0_unfused_workspace_size), allocated by the
  * caller.
  *
@@ -47,11 +52,25 @@
 #include <stdint.h>
 #include <stdio.h>
 
-constexpr int ATTN_V0_THREADS = 256; /* one block per row of S */
-enum { ATTN_V0_AUTO = 0, ATTN_V0_VEC4 = 1, ATTN_V0_SCALAR = 2, ATTN_V0_ROW = 3 };
-/* the row-in-registers path: ATTN_V0_ROW_Q4 float4 per thread, rows of up to ATTN_V0_ROW_MAX */
+constexpr int ATTN_V0_THREADS = 256; /* a block: a row of S (online), 256 / G rows (row paths) */
+enum {
+    ATTN_V0_AUTO = 0,
+    ATTN_V0_VEC4 = 1,
+    ATTN_V0_SCALAR = 2,
+    ATTN_V0_ROW32 = 3, /* the row in the registers of a group of 32 << (path - ATTN_V0_ROW32) */
+    ATTN_V0_ROW64 = 4,
+    ATTN_V0_ROW128 = 5,
+    ATTN_V0_ROW256 = 6
+};
+/* the row-in-registers paths: ATTN_V0_ROW_Q4 float4 per thread, rows of up to 32 G scores */
 constexpr int ATTN_V0_ROW_Q4 = 8;
-constexpr long ATTN_V0_ROW_MAX = 4L * ATTN_V0_THREADS * ATTN_V0_ROW_Q4; /* 8192 scores */
+constexpr long ATTN_V0_ROW_MAX = 4L * ATTN_V0_THREADS * ATTN_V0_ROW_Q4; /* 8192 scores, G = 256 */
+static inline bool attn_v0_is_row_path(int path)
+{
+    return path >= ATTN_V0_ROW32 && path <= ATTN_V0_ROW256;
+}
+/* the threads per row of a row path */
+static inline int attn_v0_row_group(int path) { return 32 << (path - ATTN_V0_ROW32); }
 
 template <class T> struct attn_v0_type;
 template <> struct attn_v0_type<__half> {
@@ -143,46 +162,57 @@ __global__ void __launch_bounds__(ATTN_V0_THREADS)
     if (L && threadIdx.x == 0) L[r] = l > 0.0f ? (m + log2f(l)) * 0.69314718056f : -CUDART_INF_F;
 }
 
-/* The block's maximum (op = fmaxf) or sum of x, the same in every thread: within each warp, then
- * the warps' results in one order from shared memory (red: a float per warp, free on entry and
- * on return). */
-template <bool MAX> static __device__ __forceinline__ float attn_v0_block_reduce(float x, float *red)
+/* The maximum (MAX) or the sum of x over a group of GROUP threads (whole warps, aligned), the
+ * same in every thread of the group: within each warp, then the group's warps' results in one
+ * order from shared memory (red: a float per warp of the block, free on entry and on return).
+ * Every thread of the block calls it (GROUP > 32: two barriers). */
+template <bool MAX, int GROUP>
+static __device__ __forceinline__ float attn_v0_group_reduce(float x, float *red)
 {
+    static_assert(GROUP % 32 == 0 && ATTN_V0_THREADS % GROUP == 0, "whole warps, whole groups");
 #pragma unroll
     for (int off = 16; off > 0; off /= 2) {
         const float y = __shfl_xor_sync(0xffffffffu, x, off);
         x = MAX ? fmaxf(x, y) : x + y;
     }
-    if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = x;
+    if (GROUP == 32) return x; /* the group is this warp */
+    constexpr int WARPS = GROUP / 32;
+    const int warp = threadIdx.x / 32, first = warp / WARPS * WARPS; /* the group's first warp */
+    if (threadIdx.x % 32 == 0) red[warp] = x;
     __syncthreads();
-    x = red[0];
-    for (int w = 1; w < ATTN_V0_THREADS / 32; w++) x = MAX ? fmaxf(x, red[w]) : x + red[w];
+    x = red[first];
+    for (int w = 1; w < WARPS; w++) x = MAX ? fmaxf(x, red[first + w]) : x + red[first + w];
     __syncthreads(); /* every thread has read red: the next reduction may write it */
     return x;
 }
 
-/* The row-in-registers path (Sk % 4 == 0, Sk <= ATTN_V0_ROW_MAX): each thread loads its float4s
- * of the row once (thread t: scores 4 (t + 256 q) .. + 3), then the row's max, then the sum of
- * exp2(x - max), each a block reduction, then P from the registers. S is read once (the online
- * kernel above reads it twice, the second time from L2 where the row is still there), and the
- * exp2s of a thread depend on no previous one. */
-template <class T>
+/* The row-in-registers paths (Sk % 4 == 0, Sk <= 32 GROUP): a group of GROUP threads per row,
+ * ATTN_V0_THREADS / GROUP rows per block (row r = blockIdx.x rows-per-block + threadIdx.x / GROUP).
+ * Each thread loads its float4s of the row once (thread t of the group: scores 4 (t + GROUP q) ..
+ * + 3), then the row's max, then the sum of exp2(x - max), each a group reduction, then P from the
+ * registers. S is read once (the online kernel above reads it twice, the second time from L2 where
+ * the row is still there), and the exp2s of a thread depend on no previous one. A block holds 256
+ * threads' 32 scores whatever G is: a row that fills its group (Sk = 32 G) keeps as many loads in
+ * flight per SM as the longest rows, any row longer than 1024 at least half as many. */
+template <class T, int GROUP>
 __global__ void __launch_bounds__(ATTN_V0_THREADS)
-    attn_v0_softmax_row_kernel(int Sq, int Sk, const float *__restrict__ S, T *__restrict__ P,
-                               float *__restrict__ L, int causal, float scale_log2)
+    attn_v0_softmax_rows_kernel(long rows, int Sq, int Sk, const float *__restrict__ S,
+                                T *__restrict__ P, float *__restrict__ L, int causal,
+                                float scale_log2)
 {
-    static_assert(ATTN_V0_THREADS % 32 == 0 && ATTN_V0_THREADS <= 1024, "whole warps");
+    static_assert(GROUP % 32 == 0 && ATTN_V0_THREADS % GROUP == 0, "whole warps, whole groups");
     __shared__ float red[ATTN_V0_THREADS / 32];
-    const long r = blockIdx.x, i = r % Sq;
-    const float *row = S + r * Sk;
-    T *prow = P + r * Sk;
-    const long n = attn_key_end(Sq, Sk, causal, i); /* keys 0 .. n-1 are visible */
+    const int t = threadIdx.x % GROUP; /* this thread's place in its row's group */
+    const long r = (long)blockIdx.x * (ATTN_V0_THREADS / GROUP) + threadIdx.x / GROUP;
+    const bool live = r < rows; /* a group past the last row loads nothing but meets the barriers */
+    const float *row = S + (live ? r : 0) * Sk;
+    const long n = live ? attn_key_end(Sq, Sk, causal, r % Sq) : 0; /* keys 0 .. n-1 visible */
 
     /* the visible scores in log2 units, -inf elsewhere; the thread's max */
     float v[ATTN_V0_ROW_Q4][4], m = -CUDART_INF_F;
 #pragma unroll
     for (int q = 0; q < ATTN_V0_ROW_Q4; q++) {
-        const long j = 4L * (threadIdx.x + (long)q * ATTN_V0_THREADS);
+        const long j = 4L * (t + (long)q * GROUP);
         float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         if (j < n) x = *reinterpret_cast<const float4 *>(row + j); /* in the row: Sk % 4 == 0 */
         const float xs[4] = {x.x, x.y, x.z, x.w};
@@ -192,20 +222,22 @@ __global__ void __launch_bounds__(ATTN_V0_THREADS)
             m = fmaxf(m, v[q][e]);
         }
     }
-    m = attn_v0_block_reduce<true>(m, red);
+    m = attn_v0_group_reduce<true, GROUP>(m, red);
     float l = 0.0f;
     if (m > -CUDART_INF_F) /* a row with a visible key: exp2(-inf - m) = 0 for the others */
 #pragma unroll
         for (int q = 0; q < ATTN_V0_ROW_Q4; q++)
 #pragma unroll
             for (int e = 0; e < 4; e++) l += exp2f(v[q][e] - m);
-    l = attn_v0_block_reduce<false>(l, red);
+    l = attn_v0_group_reduce<false, GROUP>(l, red);
+    if (!live) return; /* after the last barrier */
 
     /* P = exp2(x - m) / l, 0 past the visible keys (the whole row: P V sums over Sk) */
+    T *prow = P + r * Sk;
     const float inv = l > 0.0f ? 1.0f / l : 0.0f;
 #pragma unroll
     for (int q = 0; q < ATTN_V0_ROW_Q4; q++) {
-        const long j = 4L * (threadIdx.x + (long)q * ATTN_V0_THREADS);
+        const long j = 4L * (t + (long)q * GROUP);
         if (j >= Sk) break;
         float p[4];
 #pragma unroll
@@ -213,16 +245,22 @@ __global__ void __launch_bounds__(ATTN_V0_THREADS)
         *reinterpret_cast<uint2 *>(prow + j) =
             make_uint2(attn_pack2<T>(p[0], p[1]), attn_pack2<T>(p[2], p[3]));
     }
-    if (L && threadIdx.x == 0) L[r] = l > 0.0f ? (m + log2f(l)) * 0.69314718056f : -CUDART_INF_F;
+    if (L && t == 0) L[r] = l > 0.0f ? (m + log2f(l)) * 0.69314718056f : -CUDART_INF_F;
 }
 
 /* Why the softmax cannot take a forced path on rows of Sk scores, or NULL */
 static inline const char *attn_v0_path_unsupported(int Sk, int path)
 {
-    if ((path == ATTN_V0_VEC4 || path == ATTN_V0_ROW) && Sk % 4 != 0)
+    if ((path == ATTN_V0_VEC4 || attn_v0_is_row_path(path)) && Sk % 4 != 0)
         return "the float4 paths of the softmax need Sk % 4 == 0 (rows of S 16-byte aligned)";
-    if (path == ATTN_V0_ROW && Sk > ATTN_V0_ROW_MAX)
-        return "the row-in-registers path of the softmax holds rows of at most 8192 scores";
+    if (attn_v0_is_row_path(path) && Sk > 4L * ATTN_V0_ROW_Q4 * attn_v0_row_group(path)) {
+        static const char *const too_long[] = {
+            "the softmax's row path of 32 threads holds rows of at most 1024 scores",
+            "the softmax's row path of 64 threads holds rows of at most 2048 scores",
+            "the softmax's row path of 128 threads holds rows of at most 4096 scores",
+            "the softmax's row path of 256 threads holds rows of at most 8192 scores"};
+        return too_long[path - ATTN_V0_ROW32];
+    }
     return NULL;
 }
 
@@ -231,7 +269,10 @@ static inline int attn_v0_softmax_path(int Sk, int path)
 {
     if (path != ATTN_V0_AUTO) return path;
     if (Sk % 4 != 0) return ATTN_V0_SCALAR;
-    return Sk <= ATTN_V0_ROW_MAX ? ATTN_V0_ROW : ATTN_V0_VEC4;
+    if (Sk > ATTN_V0_ROW_MAX) return ATTN_V0_VEC4;
+    int chosen = ATTN_V0_ROW32; /* the narrowest group that holds the row */
+    while (Sk > 4L * ATTN_V0_ROW_Q4 * attn_v0_row_group(chosen)) chosen++;
+    return chosen;
 }
 
 /* ---- the host side ------------------------------------------------------------------------- */
@@ -259,7 +300,7 @@ static const char *attn_v0_unfused_unsupported(int B, int H, int Sq, int Sk, int
                                                int path)
 {
     if (B < 1 || H < 1 || Sq < 1 || Sk < 1 || D < 1) return "B, H, Sq, Sk and D must be at least 1";
-    if ((double)B * H * Sq > 2147483647.0) return "B H Sq must be below 2^31 (one block per row)";
+    if ((double)B * H * Sq > 2147483647.0) return "B H Sq must be below 2^31 (a block a row)";
     if (!attn_v0_fits_int(qs) || !attn_v0_fits_int(ks) || !attn_v0_fits_int(vs) ||
         !attn_v0_fits_int(os))
         return "row and head strides must be below 2^31 (cuBLAS's leading dimensions)";
@@ -290,20 +331,33 @@ static cudaError_t attn_v0_unfused_softmax(int B, int H, int Sq, int Sk, float *
     const float scale_log2 = scale * 1.4426950408889634f;
     if (attn_v0_path_unsupported(Sk, path)) return cudaErrorNotSupported;
     const int chosen = attn_v0_softmax_path(Sk, path);
-    const unsigned rows = (unsigned)((long)B * H * Sq);
-    if (chosen == ATTN_V0_ROW)
-        attn_v0_softmax_row_kernel<T>
-            <<<rows, ATTN_V0_THREADS, 0, stream>>>(Sq, Sk, S, P, L, causal, scale_log2);
-    else if (chosen == ATTN_V0_VEC4)
+    const long rows = (long)B * H * Sq;
+    if (attn_v0_is_row_path(chosen)) {
+        const int group = attn_v0_row_group(chosen), per_block = ATTN_V0_THREADS / group;
+        const unsigned blocks = (unsigned)((rows + per_block - 1) / per_block);
+        if (group == 32)
+            attn_v0_softmax_rows_kernel<T, 32>
+                <<<blocks, ATTN_V0_THREADS, 0, stream>>>(rows, Sq, Sk, S, P, L, causal, scale_log2);
+        else if (group == 64)
+            attn_v0_softmax_rows_kernel<T, 64>
+                <<<blocks, ATTN_V0_THREADS, 0, stream>>>(rows, Sq, Sk, S, P, L, causal, scale_log2);
+        else if (group == 128)
+            attn_v0_softmax_rows_kernel<T, 128>
+                <<<blocks, ATTN_V0_THREADS, 0, stream>>>(rows, Sq, Sk, S, P, L, causal, scale_log2);
+        else
+            attn_v0_softmax_rows_kernel<T, 256>
+                <<<blocks, ATTN_V0_THREADS, 0, stream>>>(rows, Sq, Sk, S, P, L, causal, scale_log2);
+    } else if (chosen == ATTN_V0_VEC4)
         attn_v0_softmax_kernel<T, true>
-            <<<rows, ATTN_V0_THREADS, 0, stream>>>(Sq, Sk, S, P, L, causal, scale_log2);
+            <<<(unsigned)rows, ATTN_V0_THREADS, 0, stream>>>(Sq, Sk, S, P, L, causal, scale_log2);
     else
         attn_v0_softmax_kernel<T, false>
-            <<<rows, ATTN_V0_THREADS, 0, stream>>>(Sq, Sk, S, P, L, causal, scale_log2);
+            <<<(unsigned)rows, ATTN_V0_THREADS, 0, stream>>>(Sq, Sk, S, P, L, causal, scale_log2);
     return cudaGetLastError();
 }
 
-/* The forced form: path = ATTN_V0_AUTO (choose), ATTN_V0_VEC4, ATTN_V0_SCALAR or ATTN_V0_ROW. */
+/* The forced form: path = ATTN_V0_AUTO (choose), ATTN_V0_VEC4, ATTN_V0_SCALAR or ATTN_V0_ROW32 ..
+ * ATTN_V0_ROW256. */
 template <class T>
 static cudaError_t attn_v0_unfused_forward_path(cublasHandle_t handle, int B, int H, int Sq, int Sk,
                                                 int D, const T *Q, attn_strides qs, const T *K,
