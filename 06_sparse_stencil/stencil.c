@@ -84,6 +84,7 @@ typedef struct {
     st_rung rung;
     int f16acc;
     int fused; /* F steps per pass (PART2.md): chosen by the radius, or forced (--fuse, --test) */
+    int pipe;  /* rung f: fused, with the next tile's loads under this one's mma (resident grid) */
     const char *precision; /* f16 in and out; accumulator f32 or f16 */
     int min_cc;
     const char *sizes;
@@ -110,9 +111,17 @@ static const st_variant variants[] = {
      .description = "(e) dense_f16 advancing F steps per pass in shared memory"},
     {.name = "sparse_f16_fused", .rung = RUNG_SPARSE,  .precision = "f16f16", .min_cc = 80, .sizes = "any grid", .f16acc = 1, .fused = 1,
      .description = "(e) sparse_f16 advancing F steps per pass in shared memory"},
+    {.name = "dense_f16_pipe",   .rung = RUNG_DENSE,   .precision = "f16f16", .min_cc = 80, .sizes = "any grid", .f16acc = 1, .fused = 1, .pipe = 1,
+     .description = "(f) dense_f16_fused, the next tile loaded under this tile's mma"},
+    {.name = "sparse_f16_pipe",  .rung = RUNG_SPARSE,  .precision = "f16f16", .min_cc = 80, .sizes = "any grid", .f16acc = 1, .fused = 1, .pipe = 1,
+     .description = "(f) sparse_f16_fused, the next tile loaded under this tile's mma"},
 };
 // clang-format on
 enum { N_VARIANTS = sizeof variants / sizeof variants[0], BASE = 0, DEFAULT_VARIANT = 4 };
+/* rung f under --test with F forced: its resident blocks. Odd F on 1 block, which walks every tile
+ * (a buffer reloaded even on the small grids of make sanitize), even F on 3 (tile counts that are
+ * no multiple of it, blocks with different numbers of tiles) */
+static int pipe_test_grid(int force) { return force % 2 ? 1 : 3; }
 
 /* ---- the error model per variant ---------------------------------------------------------------
  * gamma bounds the accumulator's error as a multiple of S_a (stencil_bands.h): the number of
@@ -425,6 +434,7 @@ typedef struct {
     void *d_init, *d_p, *d_q;
     void *tc_hook;    /* the tensor-core rungs: the plain launcher's plan and workspace */
     void *fused_hook; /* the fused tensor-core rungs: the same, stencil_fused.cuh's */
+    void *pipe_hook;  /* rung f: the same, stencil_pipe.cuh's */
     int fuse;         /* steps per pass (1 but for the fused rungs) */
     st_weights_f32 wf;
     st_weights_h2 wh;
@@ -461,6 +471,10 @@ static void launch_steps(void *ctx, cudaStream_t stream)
     }
     if (c->fused_hook) { /* passes of F steps: init -> p -> q -> p ... */
         TC_CUDA_CHECK(stencil_fused_hook_launch(c->fused_hook, c->p->T, stream));
+        return;
+    }
+    if (c->pipe_hook) { /* the same passes, each on a resident grid */
+        TC_CUDA_CHECK(stencil_pipe_hook_launch(c->pipe_hook, c->p->T, stream));
         return;
     }
     if (c->v->rung == RUNG_CUDA_H2) {
@@ -539,9 +553,10 @@ static const st_sample *sample_for(model_sample *cache, int *n_cache, const st_p
 
 /* Runs variant v on problem p: upload, T steps from the poisoned start, check against the sample,
  * and (reps > 0) time T steps. fuse: a fused rung's F (steps per pass), or 0 for F chosen by the
- * radius (st_fuse_default); the other rungs ignore it. */
+ * radius (st_fuse_default); grid: rung f's resident blocks, or 0 for as many as fit; the other
+ * rungs ignore them. */
 static void run_variant(const st_variant *v, const st_problem *p, model_sample *cache, int *n_cache,
-                        uint64_t seed, int warmup, int reps, int fuse, st_result *res)
+                        uint64_t seed, int warmup, int reps, int fuse, int grid, st_result *res)
 {
     memset(res, 0, sizeof *res);
     const int NY = (int)p->NY, NX = (int)p->NX, r = p->sh->r;
@@ -576,19 +591,24 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
             c.wh.w[i] = (uint32_t)p->w16[i] | (uint32_t)p->w16[i] << 16;
         snprintf(res->used, sizeof res->used, "HFMA2, %s taps, F=%d",
                  p->sh->kind == STAR ? "star" : "box", c.fuse);
-    } else if (v->fused) {
+    } else if (v->fused) { /* rung e, or rung f (v->pipe: a resident grid, forced or not) */
         const int sparse = v->rung == RUNG_SPARSE;
         const char *why = NULL;
         const cudaError_t e =
-            stencil_fused_hook_prepare(sparse, v->f16acc, r, p->w16, c.d_init, c.d_p, c.d_q, NY,
-                                       NX, c.ld, c.fuse, &c.fused_hook, &why);
+            v->pipe
+                ? stencil_pipe_hook_prepare(sparse, v->f16acc, r, p->w16, c.d_init, c.d_p, c.d_q,
+                                            NY, NX, c.ld, c.fuse, grid, &c.pipe_hook, &why)
+                : stencil_fused_hook_prepare(sparse, v->f16acc, r, p->w16, c.d_init, c.d_p, c.d_q,
+                                             NY, NX, c.ld, c.fuse, &c.fused_hook, &why);
         if (e == cudaErrorNotSupported)
             snprintf(res->why, sizeof res->why, "skipped: %s", why ? why : "not supported");
         else
             TC_CUDA_CHECK(e);
-        snprintf(res->used, sizeof res->used, "%s, F=%d, %d regs",
+        snprintf(res->used, sizeof res->used, "%s, F=%d, %d regs%s",
                  sparse ? "HMMA.SP m16n8k32" : "HMMA m16n8k16", c.fuse,
-                 stencil_fused_registers(sparse, v->f16acc, r));
+                 v->pipe ? stencil_pipe_registers(sparse, v->f16acc, r)
+                         : stencil_fused_registers(sparse, v->f16acc, r),
+                 grid ? ", small grid" : "");
     } else {
         /* the plain launcher (stencil_tc.cuh) packs the bands of the f16 weights and checks */
         const int sparse = v->rung == RUNG_SPARSE;
@@ -605,7 +625,7 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
     }
 
     const int tc = v->rung == RUNG_DENSE || v->rung == RUNG_SPARSE;
-    if ((v->rung != RUNG_CUDNN || c.cudnn) && (!tc || c.tc_hook || c.fused_hook)) {
+    if ((v->rung != RUNG_CUDNN || c.cudnn) && (!tc || c.tc_hook || c.fused_hook || c.pipe_hook)) {
         /* after cuDNN's measured search, which writes d_p */
         TC_CUDA_CHECK(cudaMemcpy(c.d_p, h_start, bytes, cudaMemcpyHostToDevice));
         TC_CUDA_CHECK(cudaMemcpy(c.d_q, h_start, bytes, cudaMemcpyHostToDevice));
@@ -616,8 +636,9 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
         uint16_t *got = (uint16_t *)tc_xmalloc((size_t)NY * NX * 2);
         /* the one-step rungs end in p after an odd number of steps, the fused ones after an odd
          * number of passes (st_fuse_result with F = 1 is the former) */
-        const int where = c.fused_hook ? stencil_fused_hook_result(c.fused_hook, p->T)
-                                       : st_fuse_result(p->T, c.fuse);
+        const int where = c.fused_hook  ? stencil_fused_hook_result(c.fused_hook, p->T)
+                          : c.pipe_hook ? stencil_pipe_hook_result(c.pipe_hook, p->T)
+                                        : st_fuse_result(p->T, c.fuse);
         const void *result = where == 1 ? c.d_p : where == 2 ? c.d_q : c.d_init;
         TC_CUDA_CHECK(cudaMemcpy2D(got, (size_t)NX * 2, result, (size_t)c.ld * 2, (size_t)NX * 2,
                                    (size_t)NY, cudaMemcpyDeviceToHost));
@@ -650,11 +671,12 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
     TC_CUDA_CHECK(cudaFree(c.d_q));
     stencil_tc_hook_release(c.tc_hook);
     stencil_fused_hook_release(c.fused_hook);
+    stencil_pipe_hook_release(c.pipe_hook);
     free(h_init), free(h_start);
 }
 
 static void run_checked(const st_variant *v, const st_problem *p, model_sample *cache, int *n_cache,
-                        uint64_t seed, int warmup, int reps, int fuse, st_result *res)
+                        uint64_t seed, int warmup, int reps, int fuse, int grid, st_result *res)
 {
     char why[200];
     if (!variant_supported(v, p->sh, why, sizeof why)) {
@@ -667,7 +689,7 @@ static void run_checked(const st_variant *v, const st_problem *p, model_sample *
         snprintf(res->why, sizeof res->why, "skipped: %s", cudnn_why);
         return;
     }
-    run_variant(v, p, cache, n_cache, seed, warmup, reps, fuse, res);
+    run_variant(v, p, cache, n_cache, seed, warmup, reps, fuse, grid, res);
 }
 
 static void free_cache(model_sample *cache, int n)
@@ -717,9 +739,10 @@ static const tc_cli_flag flags[] = {
     [FLAG_SHAPE] = {.name = "--shape",
                     .metavar = "NAME|all",
                     .help = "a shape of the table (see --list) or all (default Box-2D49P)"},
-    [FLAG_FUSE] = {.name = "--fuse",
-                   .metavar = "F",
-                   .help = "steps per pass of the _fused rungs, 1..4 (default: by the radius)"},
+    [FLAG_FUSE] =
+        {.name = "--fuse",
+         .metavar = "F",
+         .help = "steps per pass of the _fused and _pipe rungs, 1..4 (default: by the radius)"},
 };
 enum { MAX_DIM = 65536, MAX_STEPS = 10000, DEFAULT_GRID = 10240, DEFAULT_STEPS = 10 };
 
@@ -789,7 +812,8 @@ static void print_list(void)
     printf("\nGStencil/s = grid points x steps / s. Bandwidth bound: 4 bytes per point update (one "
            "f16 read, one written)\nat the device-to-device copy bandwidth measured in the same "
            "run.\n");
-    printf("\nThe _fused rungs' tile plans (PART2.md; the tensor-core and half2 tiles are the same):"
+    printf("\nThe _fused and _pipe rungs' tile plans (PART2.md; the tensor-core and half2 tiles "
+           "are the same):"
            " F steps per pass,\nby the radius (*) or --fuse F; per block a halo of x columns and y "
            "rows, the output region, the cells\ncomputed per cell stored (redundancy), DRAM bytes "
            "per point update if every tile is read once,\nand the box's arithmetic intensity at "
@@ -936,7 +960,7 @@ static int run_timed(const tc_args *a, const tc_device_info *dev, int first, int
                 snprintf(res[i].why, sizeof res[i].why, "skipped: needs sm_%d", variants[i].min_cc);
             } else {
                 run_checked(&variants[i], &p, cache, &n_cache, a->seed, a->warmup, a->reps,
-                            opts.fuse, &res[i]);
+                            opts.fuse, 0, &res[i]);
                 failed += res[i].ran && !res[i].pass;
             }
             const double base_rate = res[BASE].ran ? res[BASE].rate : 0;
@@ -1003,6 +1027,9 @@ static void test_case(const tc_args *a, const tc_device_info *dev, const st_prob
             char case_label[80];
             if (!variants[i].fused)
                 snprintf(case_label, sizeof case_label, "%s", label);
+            else if (force && variants[i].pipe)
+                snprintf(case_label, sizeof case_label, "%s F%d g%d", label, force,
+                         pipe_test_grid(force));
             else if (force)
                 snprintf(case_label, sizeof case_label, "%s F%d", label, force);
             else /* F chosen by the radius */
@@ -1014,7 +1041,11 @@ static void test_case(const tc_args *a, const tc_device_info *dev, const st_prob
                 continue;
             }
             st_result r;
-            run_checked(&variants[i], p, cache, &n_cache, a->seed, 0, 0, force, &r);
+            /* rung f: F forced on 1 or 3 resident blocks (pipe_test_grid), so that blocks walk
+             * several tiles and load the next under the mma (its natural grid, F by the radius,
+             * at force 0, may give every block one tile) */
+            run_checked(&variants[i], p, cache, &n_cache, a->seed, 0, 0, force,
+                        variants[i].pipe && force ? pipe_test_grid(force) : 0, &r);
             if (!r.ran && strncmp(r.why, "skipped", 7) == 0) {
                 printf("SKIP %-16s %-11s %-17s %s\n", variants[i].name, p->sh->name, case_label,
                        r.why);
@@ -1056,7 +1087,7 @@ static void error_growth(const tc_args *a, const tc_device_info *dev, int si, in
         for (int k = 0; k < N_ORDER; k++) {
             if (!ok[k]) continue;
             st_result r;
-            run_checked(&variants[order[k]], &p, cache, &n_cache, a->seed, 0, 0, 0, &r);
+            run_checked(&variants[order[k]], &p, cache, &n_cache, a->seed, 0, 0, 0, 0, &r);
             err[k][t - 1] = r.check.max_abs;
             if (!r.pass) {
                 ok[k] = 0;

@@ -55,6 +55,17 @@ int stencil_fused_plan_for(int r, int fuse, long NY, long NX, st_fuse_plan *plan
 int stencil_fused_compute_x(int r);
 int stencil_fused_compute_y(int r);
 
+/* ---- stencil_pipe.cu: rung f, rung e with the next tile's loads under this tile's mma ---------
+ * As stencil_fused_hook_*, with grid: the resident blocks, 0 for as many as fit (occupancy x SMs),
+ * else that many (--test forces a small grid, so that every block walks several tiles). */
+cudaError_t stencil_pipe_hook_prepare(int sparse, int f16acc, int r, const uint16_t *w16,
+                                      const void *in, void *p, void *q, int NY, int NX, int ld,
+                                      int fuse, int grid, void **hook, const char **why);
+cudaError_t stencil_pipe_hook_launch(const void *hook, int steps, cudaStream_t stream);
+int stencil_pipe_hook_result(const void *hook, int steps);
+void stencil_pipe_hook_release(void *hook);
+int stencil_pipe_registers(int sparse, int f16acc, int r);
+
 /* ---- stencil_half2.cu: CUDA cores in half2 with F steps per pass (rung b2) -------------------
  * w[i] holds weight i as f16 bits in both halves (the pair (w, w) of one HFMA2). star = 1: only
  * the taps with dy = 0 or dx = 0. Built for r in {1, 2, 3, 7}, star for r <= 3.
