@@ -271,41 +271,59 @@ typedef struct {
     int fuse;           /* F, steps per pass */
 } stencil_fused_plan;
 
-/* NULL when the kernels can take the problem with F steps per pass on this GPU, else why not */
-template <bool SPARSE, bool F16ACC>
-static const char *stencil_fused_unsupported(int r, int NY, int NX, int ld, const __half *in,
-                                             const __half *p, const __half *q, int fuse)
+/* The checks of a problem that rungs e and f share: NULL when `kernel` (this build's code for the
+ * radius, or NULL) can take it with F steps per pass on this GPU, else why not; *plan is the tile
+ * plan of the full pass. Each rung adds the limit of its own grid. */
+static inline const char *stencil_fused_problem_unsupported(int r, int NY, int NX, int ld,
+                                                            const __half *in, const __half *p,
+                                                            const __half *q, int fuse,
+                                                            const void *kernel, st_fuse_plan *plan)
 {
     if (r < 1 || NY < 1 || NX < 1 || ld < NX) return "r, NY, NX must be at least 1, ld at least NX";
     if (!tc_radius_built(r)) return "kernels are built for radius 1, 2, 3 and 7 only";
     if (fuse < 1 || fuse > ST_FUSE_MAX) return "steps per pass must be 1..4";
-    st_fuse_plan plan;
-    if (stencil_fused_plan_make(r, fuse, NY, NX, &plan) != 0)
+    if (stencil_fused_plan_make(r, fuse, NY, NX, plan) != 0)
         return "that many steps per pass leave a block no output at this radius";
-    if (plan.blocks_y > 65535) return "the grid has too many rows for one launch (65535 blocks)";
     if (ld % 8 != 0) return "the pitch ld must be a multiple of 8 halves (16-byte rows)";
     if ((uintptr_t)in % 16 || (uintptr_t)p % 16 || (uintptr_t)q % 16)
         return "the grids must start on 16-byte boundaries";
     cudaFuncAttributes fa;
-    if (cudaFuncGetAttributes(&fa, stencil_fused_kernel_for<SPARSE, F16ACC>(r)) != cudaSuccess) {
+    if (!kernel || cudaFuncGetAttributes(&fa, kernel) != cudaSuccess) {
         (void)cudaGetLastError();
         return "no code for this GPU in this build, or no GPU (the kernels need sm_80 or newer)";
     }
     return NULL;
 }
 
-/* F forced: 1 .. ST_FUSE_MAX */
+/* NULL when the kernels can take the problem with F steps per pass on this GPU, else why not */
 template <bool SPARSE, bool F16ACC>
-static cudaError_t stencil_fused_prepare_fuse(stencil_fused_plan *plan, int r, const __half *w,
-                                              const __half *in, __half *p, __half *q, int NY,
-                                              int NX, int ld, void *workspace, size_t bytes,
-                                              int fuse)
+static const char *stencil_fused_unsupported(int r, int NY, int NX, int ld, const __half *in,
+                                             const __half *p, const __half *q, int fuse)
 {
-    if (!plan || !w || !in || !p || !q || in == p || p == q || r < 1 || NY < 1 || NX < 1 ||
-        ld < NX || fuse < 1 || fuse > ST_FUSE_MAX)
-        return cudaErrorInvalidValue;
-    if (stencil_fused_unsupported<SPARSE, F16ACC>(r, NY, NX, ld, in, p, q, fuse))
-        return cudaErrorNotSupported;
+    st_fuse_plan plan;
+    const char *why = stencil_fused_problem_unsupported(
+        r, NY, NX, ld, in, p, q, fuse, stencil_fused_kernel_for<SPARSE, F16ACC>(r), &plan);
+    if (!why && plan.blocks_y > 65535)
+        why = "the grid has too many rows for one launch (65535 blocks)";
+    return why;
+}
+
+/* Arguments no problem can have (cudaErrorInvalidValue), shared by rungs e and f */
+static inline bool stencil_fused_bad_args(const void *plan, int r, const __half *w,
+                                          const __half *in, const __half *p, const __half *q,
+                                          int NY, int NX, int ld, int fuse)
+{
+    return !plan || !w || !in || !p || !q || in == p || p == q || r < 1 || NY < 1 || NX < 1 ||
+           ld < NX || fuse < 1 || fuse > ST_FUSE_MAX;
+}
+
+/* The plan of a supported problem: the packed bands into the workspace, the buffers, F (shared by
+ * rungs e and f, after their checks) */
+template <bool SPARSE, bool F16ACC>
+static cudaError_t stencil_fused_fill_plan(stencil_fused_plan *plan, int r, const __half *w,
+                                           const __half *in, __half *p, __half *q, int NY, int NX,
+                                           int ld, void *workspace, size_t bytes, int fuse)
+{
     stencil_tc_plan *c = &plan->tc;
     const cudaError_t e =
         stencil_tc_pack_bands<SPARSE>(r, w, workspace, bytes, &c->a_words, &c->meta);
@@ -315,6 +333,21 @@ static cudaError_t stencil_fused_prepare_fuse(stencil_fused_plan *plan, int r, c
     c->in = in, c->p = p, c->q = q;
     plan->fuse = fuse;
     return cudaSuccess;
+}
+
+/* F forced: 1 .. ST_FUSE_MAX */
+template <bool SPARSE, bool F16ACC>
+static cudaError_t stencil_fused_prepare_fuse(stencil_fused_plan *plan, int r, const __half *w,
+                                              const __half *in, __half *p, __half *q, int NY,
+                                              int NX, int ld, void *workspace, size_t bytes,
+                                              int fuse)
+{
+    if (stencil_fused_bad_args(plan, r, w, in, p, q, NY, NX, ld, fuse))
+        return cudaErrorInvalidValue;
+    if (stencil_fused_unsupported<SPARSE, F16ACC>(r, NY, NX, ld, in, p, q, fuse))
+        return cudaErrorNotSupported;
+    return stencil_fused_fill_plan<SPARSE, F16ACC>(plan, r, w, in, p, q, NY, NX, ld, workspace,
+                                                   bytes, fuse);
 }
 
 /* F chosen by the radius (st_fuse_default) */

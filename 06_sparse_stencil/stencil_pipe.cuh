@@ -29,7 +29,7 @@
 #ifndef STENCIL_PIPE_CUH
 #define STENCIL_PIPE_CUH
 
-#include "stencil_fused.cuh" /* the parent: its tile, its write-back, its plan */
+#include "stencil_fused.cuh" /* the parent: its tile, write-back, plan and checks */
 
 /* what a launch needs of the plan (by value: the kernel's parameters) */
 typedef struct {
@@ -251,27 +251,16 @@ typedef struct {
 } stencil_pipe_plan;
 
 /* NULL when the kernels can take the problem with F steps per pass on this GPU, else why not
- * (rung e's checks, against this rung's kernels) */
+ * (rung e's checks, against this rung's kernels, and its own grid's limit) */
 template <bool SPARSE, bool F16ACC>
 static const char *stencil_pipe_unsupported(int r, int NY, int NX, int ld, const __half *in,
                                             const __half *p, const __half *q, int fuse)
 {
-    if (r < 1 || NY < 1 || NX < 1 || ld < NX) return "r, NY, NX must be at least 1, ld at least NX";
-    if (!tc_radius_built(r)) return "kernels are built for radius 1, 2, 3 and 7 only";
-    if (fuse < 1 || fuse > ST_FUSE_MAX) return "steps per pass must be 1..4";
     st_fuse_plan plan;
-    if (stencil_fused_plan_make(r, fuse, NY, NX, &plan) != 0)
-        return "that many steps per pass leave a block no output at this radius";
-    if ((long)plan.blocks_x * plan.blocks_y > 2147483647L) return "more than 2^31 - 1 tiles";
-    if (ld % 8 != 0) return "the pitch ld must be a multiple of 8 halves (16-byte rows)";
-    if ((uintptr_t)in % 16 || (uintptr_t)p % 16 || (uintptr_t)q % 16)
-        return "the grids must start on 16-byte boundaries";
-    cudaFuncAttributes fa;
-    if (cudaFuncGetAttributes(&fa, stencil_pipe_kernel_for<SPARSE, F16ACC>(r)) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return "no code for this GPU in this build, or no GPU (the kernels need sm_80 or newer)";
-    }
-    return NULL;
+    const char *why = stencil_fused_problem_unsupported(
+        r, NY, NX, ld, in, p, q, fuse, stencil_pipe_kernel_for<SPARSE, F16ACC>(r), &plan);
+    if (!why && (long)plan.blocks_x * plan.blocks_y > 2147483647L) why = "more than 2^31 - 1 tiles";
+    return why;
 }
 
 /* fuse: 1 .. ST_FUSE_MAX, or 0 for F by the radius; grid: resident blocks, 0 by occupancy */
@@ -281,19 +270,13 @@ static cudaError_t stencil_pipe_prepare(stencil_pipe_plan *plan, int r, const __
                                         int ld, void *workspace, size_t bytes, int fuse, int grid)
 {
     const int f = fuse > 0 ? fuse : st_fuse_default(r);
-    if (!plan || !w || !in || !p || !q || in == p || p == q || r < 1 || NY < 1 || NX < 1 ||
-        ld < NX || f < 1 || f > ST_FUSE_MAX || grid < 0)
+    if (stencil_fused_bad_args(plan, r, w, in, p, q, NY, NX, ld, f) || fuse < 0 || grid < 0)
         return cudaErrorInvalidValue;
     if (stencil_pipe_unsupported<SPARSE, F16ACC>(r, NY, NX, ld, in, p, q, f))
         return cudaErrorNotSupported;
-    stencil_tc_plan *c = &plan->fused.tc;
-    const cudaError_t e =
-        stencil_tc_pack_bands<SPARSE>(r, w, workspace, bytes, &c->a_words, &c->meta);
+    const cudaError_t e = stencil_fused_fill_plan<SPARSE, F16ACC>(&plan->fused, r, w, in, p, q, NY,
+                                                                  NX, ld, workspace, bytes, f);
     if (e != cudaSuccess) return e;
-    c->sparse = SPARSE, c->f16acc = F16ACC, c->r = r;
-    c->NY = NY, c->NX = NX, c->ld = ld;
-    c->in = in, c->p = p, c->q = q;
-    plan->fused.fuse = f;
     return stencil_pipe_resident<SPARSE, F16ACC>(r, grid, &plan->resident);
 }
 

@@ -69,8 +69,12 @@ static inline bool attn_v0_is_row_path(int path)
 {
     return path >= ATTN_V0_ROW32 && path <= ATTN_V0_ROW256;
 }
-/* the threads per row of a row path */
+/* the threads per row of a row path, and the longest row it holds (ATTN_V0_ROW_Q4 float4 each) */
 static inline int attn_v0_row_group(int path) { return 32 << (path - ATTN_V0_ROW32); }
+static inline long attn_v0_row_capacity(int path)
+{
+    return 4L * ATTN_V0_ROW_Q4 * attn_v0_row_group(path);
+}
 
 template <class T> struct attn_v0_type;
 template <> struct attn_v0_type<__half> {
@@ -253,7 +257,7 @@ static inline const char *attn_v0_path_unsupported(int Sk, int path)
 {
     if ((path == ATTN_V0_VEC4 || attn_v0_is_row_path(path)) && Sk % 4 != 0)
         return "the float4 paths of the softmax need Sk % 4 == 0 (rows of S 16-byte aligned)";
-    if (attn_v0_is_row_path(path) && Sk > 4L * ATTN_V0_ROW_Q4 * attn_v0_row_group(path)) {
+    if (attn_v0_is_row_path(path) && Sk > attn_v0_row_capacity(path)) {
         static const char *const too_long[] = {
             "the softmax's row path of 32 threads holds rows of at most 1024 scores",
             "the softmax's row path of 64 threads holds rows of at most 2048 scores",
@@ -271,7 +275,7 @@ static inline int attn_v0_softmax_path(int Sk, int path)
     if (Sk % 4 != 0) return ATTN_V0_SCALAR;
     if (Sk > ATTN_V0_ROW_MAX) return ATTN_V0_VEC4;
     int chosen = ATTN_V0_ROW32; /* the narrowest group that holds the row */
-    while (Sk > 4L * ATTN_V0_ROW_Q4 * attn_v0_row_group(chosen)) chosen++;
+    while (Sk > attn_v0_row_capacity(chosen)) chosen++;
     return chosen;
 }
 
