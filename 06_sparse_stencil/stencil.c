@@ -29,7 +29,10 @@
  *   build/bin/06_sparse_stencil --test                    # probes, every variant and shape
  *   build/bin/06_sparse_stencil --bench                   # tensor-core rates, then 10240x10240,
  *                                                         # 10 steps, every rung and shape: CSV
- *   build/bin/06_sparse_stencil --list                    # the variant and shape tables */
+ *   build/bin/06_sparse_stencil --list                    # the variant and shape tables
+ *   TC_SKIP_CUDNN=1 ncu -k regex:stencil_pipe_kernel -c 1 build/bin/06_sparse_stencil
+ *       --variant sparse_f16_pipe --shape Box-2D49P --steps 2   # (one line) profile a rung
+ *                                                         # with cuDNN left unloaded */
 #define _POSIX_C_SOURCE 200809L
 #include "stencil_bands.h"
 #include "stencil_cudnn.h"
@@ -1263,7 +1266,14 @@ static void check_device(const tc_args *a, const tc_device_info *dev)
 
 static void init(const tc_args *a, const tc_device_info *dev, FILE *info)
 {
-    cudnn_ok = st_cudnn_init(cudnn_why, sizeof cudnn_why) == 0;
+    /* TC_SKIP_CUDNN: leave cuDNN unloaded, so that a profiler (ncu) need not load its thousands
+     * of kernels to reach ours; the cudnn rung is then skipped */
+    if (getenv("TC_SKIP_CUDNN")) {
+        cudnn_ok = 0;
+        snprintf(cudnn_why, sizeof cudnn_why, "TC_SKIP_CUDNN is set");
+    } else {
+        cudnn_ok = st_cudnn_init(cudnn_why, sizeof cudnn_why) == 0;
+    }
     if (cudnn_ok)
         st_cudnn_print_version(info);
     else
