@@ -322,9 +322,10 @@ compat: ## build every program with this toolkit, CUDA 12.9 and the newest CUDA 
 # estimates them), CHAPTERS the mutants of those chapters. The compilers and targets of this make
 # are passed on.
 SHARD ?=
-mutants: ## apply each tests/mutants/*.patch to a scratch copy, rebuild its program, run its --test: caught/missed per mutant, BUILD/mutants/table.txt (SHARD=i/n, CHAPTERS=...; needs a GPU; not part of test)
+STOP_AFTER ?=
+mutants: ## apply each tests/mutants/*.patch to a scratch copy, rebuild its program, run its --test: caught/missed per mutant, BUILD/mutants/table.txt (SHARD=i/n, CHAPTERS=..., STOP_AFTER=K: end a mutant's runs at its K-th failing case; needs a GPU; not part of test)
 	@TC_SM="$(SM)" TC_NVCC="$(NVCC)" TC_HOST_CC="$(HOST_CC)" TC_CUDA_PATH="$(CUDA_PATH)" TC_CUDNN_PATH="$(CUDNN_PATH)" \
-		tests/mutants.sh --build $(BUILD) $(if $(SHARD),--shard $(SHARD)) \
+		tests/mutants.sh --build $(BUILD) $(if $(SHARD),--shard $(SHARD)) $(if $(STOP_AFTER),--stop-after $(STOP_AFTER)) \
 		$(if $(CHAPTERS_ASKED),--chapters "$(CHAPTERS_ASKED)")
 
 # docs: what the lessons generate from data: the measured tables (from docs/bench-h200.csv, between

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/mutants.sh [--check] [--list] [--build-only] [--shard i/n] [--chapters "05 07"] [--jobs J]
-#                  [--build DIR] [--keep] [MUTANT...] - the mutation suite behind `make mutants`.
+#                  [--stop-after K] [--build DIR] [--keep] [MUTANT...] - the mutation suite behind
+#                  `make mutants`.
 #
 # tests/mutants/NNN_name.patch is a plausible bug in a kernel or a launcher: a unified diff (applied
 # with `patch -p1` from the repository root) after a header of "# key: value" lines:
@@ -49,22 +50,28 @@
 #   --shard i/n   mutant k (0-based, sorted by name, of all of them) belongs to shard (k mod n) + 1
 #   --chapters L  only the mutants whose program lives in these chapters ("05 07" or folder names)
 #   --jobs J      J / 2 mutant builds at once, each make -j2 (default J: the number of cores)
+#   --stop-after K  stop a mutant's --test runs once K distinct cases have failed (the program is
+#                 ended, its remaining variants are not run): a caught mutant then costs the time
+#                 to its K-th failing case instead of the whole test, and its count reads "K cases
+#                 (stopped)", enough to tell a single witness from a catch by several. Default 0
+#                 (run everything), or TC_MUTANT_STOP_AFTER; make mutants STOP_AFTER=K
 #   --build DIR   the build folder (make's BUILD; default build)
 #   --keep        keep the scratch trees (their path is printed)
 #   MUTANT...     only these mutants (names, or NNN prefixes)
 # Environment: TC_SM, TC_NVCC, TC_HOST_CC, TC_CUDA_PATH, TC_CUDNN_PATH (when set, passed to every
 # make as SM, NVCC, HOST_CC, CUDA_PATH, CUDNN_PATH; the Makefile's mutants verb sets them),
-# TC_MUTANT_TIMEOUT (seconds per --test run).
+# TC_MUTANT_TIMEOUT (seconds per --test run), TC_MUTANT_STOP_AFTER (--stop-after's default).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 mdir=$top/tests/mutants
 usage() {
     echo "usage: tests/mutants.sh [--check] [--list] [--build-only] [--shard i/n] [--chapters \"05 07\"]" \
-        "[--jobs J] [--build DIR] [--keep] [MUTANT...]" >&2
+        "[--jobs J] [--stop-after K] [--build DIR] [--keep] [MUTANT...]" >&2
     exit 2
 }
 
 mode=run shard_i=0 shard_n=1 chapters="" jobs="" build=build keep=0 only=()
+stop_after=${TC_MUTANT_STOP_AFTER:-0}
 while [ $# -gt 0 ]; do
     case $1 in
     --check) mode=check ;;
@@ -88,6 +95,7 @@ while [ $# -gt 0 ]; do
         jobs=$2
         shift
         ;;
+    --stop-after) [ $# -ge 2 ] || usage; stop_after=$2; shift ;;
     --build) [ $# -ge 2 ] || usage; build=$2; shift ;;
     --keep) keep=1 ;;
     -h | --help) sed -n '2,/^set -u$/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -97,6 +105,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 [ -n "$jobs" ] || jobs=$(nproc 2>/dev/null || echo 4)
+[[ $stop_after =~ ^[0-9]+$ ]] || { echo "tests/mutants.sh: bad --stop-after '$stop_after': expected a count, 0 for none" >&2; exit 2; }
 case $build in /*) build_abs=$build ;; *) build_abs=$top/$build ;; esac
 
 # ---- the programs: chapter.mk's $(d)_PROGS (or the folder's name) and their sources --------------
@@ -263,7 +272,7 @@ for r in "$out"/results/*.txt; do
         [ "$key" = mutant ] && continue
         for pv in $per_variant; do # variant=STATUS:FAILS:SECONDS; a skipped run measured nothing
             v=${pv%%=*} s=${pv##*:}
-            case $pv in *=skip:* | *=usage:*) continue ;; esac
+            case $pv in *=skip:* | *=usage:* | *=stopped:* | *=notrun:*) continue ;; esac
             [[ $s =~ ^[0-9]+$ ]] && measured[$prog/$v]=$s
         done
     done <"$r"
@@ -454,6 +463,19 @@ build_all &
 builder=$!
 
 # ---- the runs, one after another, as the builds finish -----------------------------------------
+# a failing case's key: its FAIL line up to the check result, without the status, the variants'
+# names and a forced choice (so a case run once per variant or per choice counts once)
+case_key_awk='
+    function case_key(line,    t, i, nt, s, vsn, va) {
+        sub(/ (FAIL|PASS): .*/, "", line); sub(/^FAIL +/, "", line); sub(/force=[^ ]+/, "", line)
+        vsn = split(vs, va, ","); delete isv; for (i = 1; i <= vsn; i++) isv[va[i]] = 1
+        nt = split(line, t, " "); s = ""
+        for (i = 1; i <= nt; i++) if (!(t[i] in isv)) s = s (s == "" ? "" : " ") t[i]
+        return s
+    }'
+case_keys() { # VARIANTS (comma-separated): FAIL lines in, their distinct keys out
+    awk -v vs="$1" "$case_key_awk"'{ print case_key($0) }' | sort -u
+}
 timeout_s=${TC_MUTANT_TIMEOUT:-180}
 n_caught=0 n_missed=0 n_invalid=0 n_skipped=0
 single=() missed=() invalid=()
@@ -469,13 +491,35 @@ for m in "${sel[@]}"; do
     elif [ $mode = build ]; then
         result=built detail="built in ${bsec} s"
     else
-        any_caught=0 any_ran=0 notes="" skip_note=""
+        any_caught=0 any_ran=0 notes="" skip_note="" stopped=0
         for v in ${h_variants[$m]//,/ }; do
             log=$out/logs/$m.$v.log
+            if [ $stopped = 1 ]; then # --stop-after: enough failing cases already
+                rm -f "$log"
+                per_variant+="$v=notrun:0:0 "
+                continue
+            fi
             t0=$(date +%s)
-            { (cd "$dir" && env -u TC_REQUIRE_GPU -u TC_TEST_SMALL \
-                timeout -k 10 "$timeout_s" "build/bin/$p" --test --variant "$v") >"$log" 2>&1; } 2>/dev/null
-            rc=$?
+            if [ "$stop_after" -gt 0 ]; then
+                # the output through a filter that ends the run at the K-th distinct failing case
+                # (counting those of the variants before): the program dies of SIGPIPE on its
+                # next line
+                cat "$out/logs/$m".*.log 2>/dev/null | grep '^FAIL ' | case_keys "${h_variants[$m]}" >"$scratch/$m.prior"
+                { (cd "$dir" && env -u TC_REQUIRE_GPU -u TC_TEST_SMALL \
+                    timeout -k 10 "$timeout_s" stdbuf -oL -eL "build/bin/$p" --test --variant "$v" 2>&1) |
+                    awk -v k="$stop_after" -v vs="${h_variants[$m]}" -v prior="$scratch/$m.prior" \
+                        "$case_key_awk"'
+                        BEGIN { while ((getline x < prior) > 0) if (!(x in seen)) { seen[x] = 1; n++ } }
+                        { print; fflush() }
+                        /^FAIL / { c = case_key($0); if (!(c in seen)) { seen[c] = 1; n++ } }
+                        n >= k { print "mutants: stopped after " k " distinct failing cases"; exit }' >"$log"
+                    rc=${PIPESTATUS[0]}; } 2>/dev/null
+                if grep -q '^mutants: stopped after' "$log"; then rc=1 stopped=1; fi
+            else
+                { (cd "$dir" && env -u TC_REQUIRE_GPU -u TC_TEST_SMALL \
+                    timeout -k 10 "$timeout_s" "build/bin/$p" --test --variant "$v") >"$log" 2>&1; } 2>/dev/null
+                rc=$?
+            fi
             sec=$(($(date +%s) - t0)) run_s=$((run_s + sec))
             nf=$(grep -c '^FAIL ' "$log")
             fails=$((fails + nf))
@@ -490,19 +534,17 @@ for m in "${sel[@]}"; do
             2) st=usage notes+=" $v: exit 2: $(grep -m1 -v '^$' "$log" | cut -c1-100);" ;;
             *) any_caught=1 any_ran=1 st=crash notes+=" $v: exit $rc$([ $rc -gt 128 ] && echo " (signal $((rc - 128)))");" ;;
             esac
+            [ $stopped = 0 ] || st=stopped
             per_variant+="$v=$st:$nf:$sec "
         done
         # distinct failing cases: the FAIL line up to its check result, without the status, the
         # variant and a forced choice (so a case run once per choice counts once)
-        cases=$(cat "$out/logs/$m".*.log 2>/dev/null | grep '^FAIL ' |
-            sed -E 's/ (FAIL|PASS): .*//; s/^FAIL +//; s/force=[^ ]+//' |
-            awk -v vs="${h_variants[$m]}" 'BEGIN { n = split(vs, a, ","); for (i = 1; i <= n; i++) skip[a[i]] = 1 }
-                { s = ""; for (i = 1; i <= NF; i++) if (!($i in skip)) s = s " " $i; print s }' |
-            sed 's/^ //' | sort -u)
+        cases=$(cat "$out/logs/$m".*.log 2>/dev/null | grep '^FAIL ' | case_keys "${h_variants[$m]}")
         ncases=$(printf '%s' "$cases" | grep -c .)
         if [ $any_caught = 1 ]; then
             result=caught
             detail="$fails FAIL lines, $ncases cases"
+            [ $stopped = 0 ] || detail+=" (stopped)"
             [ "$ncases" = 1 ] && detail+=" (single witness: $cases)"
         elif printf '%s' "$per_variant" | grep -q '=usage:'; then
             result=invalid
