@@ -11,8 +11,9 @@
  *   into its other buffer, so the DRAM works while the tensor cores do. The step itself (windows,
  *   mma, write-back in place) and the output store are rung e's, unchanged; the A registers and
  *   the metadata are loaded once per block instead of once per tile.
- *   Costs: two tiles of shared memory (2 x 20 KB at r <= 3), more registers (the tile loop; r <= 3
- *   keeps 3 blocks per SM by its launch bounds and spills a few words), and a grid of resident
+ *   Costs: two tiles of shared memory (2 x 20 KB at r <= 3), more registers (the tile loop; the
+ *   launch bounds keep rung e's blocks per SM, 4 at r <= 2 and 3 at r = 3, and spill a few
+ *   words), and a grid of resident
  *   blocks chosen from the occupancy at prepare (stencil_pipe_resident), which --test forces small
  *   so that every block walks several tiles.
  *
@@ -176,11 +177,13 @@ __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS)
 
 /* ---- host code from here on ------------------------------------------------------------------ */
 
-/* the kernel of a radius and variant: rung e's tile; at r <= 3 three blocks per SM (the tile loop
- * holds more registers than rung e; the bound spills a few words rather than drop to two) */
+/* the kernel of a radius and variant: rung e's tile and rung e's blocks per SM, 4 at r <= 2 and 3
+ * at r = 3 (the tile loop holds more registers than rung e; the bound spills a few words rather
+ * than run fewer warps than the rung it is measured against: NOTES.md, "Rung f measured") */
 template <int R, bool SPARSE, bool F16ACC> struct stencil_pipe_for {
     typedef typename stencil_fused_cfg<R>::tile T;
-    static constexpr auto fn = stencil_pipe_kernel<T, SPARSE, F16ACC, (R <= 3 ? 3 : 0)>;
+    static constexpr int MIN_BLOCKS = R <= 2 ? 4 : R == 3 ? 3 : 0;
+    static constexpr auto fn = stencil_pipe_kernel<T, SPARSE, F16ACC, MIN_BLOCKS>;
 };
 template <bool SPARSE, bool F16ACC> static inline const void *stencil_pipe_kernel_for(int r)
 {
