@@ -36,6 +36,7 @@
 # another BUILD every scratch build starts from nothing.
 #
 # Options
+#   --self-test   check the case keys and --stop-after's filter on made-up output (no GPU, no build)
 #   --check       only check that every patch has a well-formed header, names a program and variants
 #                 that exist, and applies to this tree with no fuzz (a dry run), and, where BUILD
 #                 holds the program's dependency files, that every patched file is one of its
@@ -75,6 +76,7 @@ stop_after=${TC_MUTANT_STOP_AFTER:-0}
 while [ $# -gt 0 ]; do
     case $1 in
     --check) mode=check ;;
+    --self-test) mode=self-test ;;
     --list) mode=list ;;
     --build-only) mode=build ;;
     --shard)
@@ -106,6 +108,47 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$jobs" ] || jobs=$(nproc 2>/dev/null || echo 4)
 [[ $stop_after =~ ^[0-9]+$ ]] || { echo "tests/mutants.sh: bad --stop-after '$stop_after': expected a count, 0 for none" >&2; exit 2; }
+
+# a failing case's key: its FAIL line up to the check result, without the status, the variants'
+# names and a forced choice (so a case run once per variant or per choice counts once)
+case_key_awk='
+    function case_key(line,    t, i, nt, s, vsn, va) {
+        sub(/ (FAIL|PASS): .*/, "", line); sub(/^FAIL +/, "", line); sub(/force=[^ ]+/, "", line)
+        vsn = split(vs, va, ","); delete isv; for (i = 1; i <= vsn; i++) isv[va[i]] = 1
+        nt = split(line, t, " "); s = ""
+        for (i = 1; i <= nt; i++) if (!(t[i] in isv)) s = s (s == "" ? "" : " ") t[i]
+        return s
+    }'
+case_keys() { # VARIANTS (comma-separated): FAIL lines in, their distinct keys out
+    awk -v vs="$1" "$case_key_awk"'{ print case_key($0) }' | sort -u
+}
+stop_filter() { # K VARIANTS PRIOR: the output passed on, ended after the K-th distinct failing
+    # case, counting the keys in the file PRIOR (those of the variants run before) as found
+    awk -v k="$1" -v vs="$2" -v prior="$3" "$case_key_awk"'
+        BEGIN { while ((getline x < prior) > 0) if (!(x in seen)) { seen[x] = 1; n++ } }
+        { print; fflush() }
+        /^FAIL / { c = case_key($0); if (!(c in seen)) { seen[c] = 1; n++ } }
+        n >= k { print "mutants: stopped after " k " distinct failing cases"; exit }'
+}
+# --self-test: the case keys and the filter on made-up output (make test runs it; no GPU)
+self_test() {
+    local t bad=0 got
+    t=$(mktemp -d "${TMPDIR:-/tmp}/tc-mutants-self.XXXXXX")
+    got=$(printf '%s\n' 'FAIL v1 64x64 s1 force=row32 FAIL: 3 of 9' 'FAIL v2 64x64 s1 FAIL: 1 of 9' \
+        'FAIL v1  8x8  s2  PASS: ok FAIL: L' | case_keys v1,v2 | tr '\n' '|')
+    [ "$got" = '64x64 s1|8x8 s2|' ] || { echo "self-test: case_keys gave '$got'" >&2; bad=1; }
+    printf '8x8 s2\n' >"$t/prior"
+    got=$(for i in 1 2 3 4 5; do printf 'PASS v1 %dx%d s1\nFAIL v1 %dx%d s1 force=a FAIL: x\nFAIL v1 %dx%d s1 force=b FAIL: x\n' \
+        $i $i $i $i $i $i; done | stop_filter 3 v1 "$t/prior" | tail -n 2 | tr '\n' '|')
+    [ "$got" = 'FAIL v1 2x2 s1 force=a FAIL: x|mutants: stopped after 3 distinct failing cases|' ] ||
+        { echo "self-test: stop_filter ended with '$got'" >&2; bad=1; }
+    got=$(printf 'PASS a\nFAIL v1 1x1 FAIL: x\nPASS b\n' | stop_filter 3 v1 /dev/null | tr '\n' '|')
+    [ "$got" = 'PASS a|FAIL v1 1x1 FAIL: x|PASS b|' ] || { echo "self-test: a short run became '$got'" >&2; bad=1; }
+    rm -rf "$t"
+    [ $bad = 0 ] && echo "mutants: self-test passed (case keys, --stop-after's filter)"
+    return $bad
+}
+if [ $mode = self-test ]; then self_test; exit; fi
 case $build in /*) build_abs=$build ;; *) build_abs=$top/$build ;; esac
 
 # ---- the programs: chapter.mk's $(d)_PROGS (or the folder's name) and their sources --------------
@@ -463,19 +506,6 @@ build_all &
 builder=$!
 
 # ---- the runs, one after another, as the builds finish -----------------------------------------
-# a failing case's key: its FAIL line up to the check result, without the status, the variants'
-# names and a forced choice (so a case run once per variant or per choice counts once)
-case_key_awk='
-    function case_key(line,    t, i, nt, s, vsn, va) {
-        sub(/ (FAIL|PASS): .*/, "", line); sub(/^FAIL +/, "", line); sub(/force=[^ ]+/, "", line)
-        vsn = split(vs, va, ","); delete isv; for (i = 1; i <= vsn; i++) isv[va[i]] = 1
-        nt = split(line, t, " "); s = ""
-        for (i = 1; i <= nt; i++) if (!(t[i] in isv)) s = s (s == "" ? "" : " ") t[i]
-        return s
-    }'
-case_keys() { # VARIANTS (comma-separated): FAIL lines in, their distinct keys out
-    awk -v vs="$1" "$case_key_awk"'{ print case_key($0) }' | sort -u
-}
 timeout_s=${TC_MUTANT_TIMEOUT:-180}
 n_caught=0 n_missed=0 n_invalid=0 n_skipped=0
 single=() missed=() invalid=()
@@ -507,12 +537,7 @@ for m in "${sel[@]}"; do
                 cat "$out/logs/$m".*.log 2>/dev/null | grep '^FAIL ' | case_keys "${h_variants[$m]}" >"$scratch/$m.prior"
                 { (cd "$dir" && env -u TC_REQUIRE_GPU -u TC_TEST_SMALL \
                     timeout -k 10 "$timeout_s" stdbuf -oL -eL "build/bin/$p" --test --variant "$v" 2>&1) |
-                    awk -v k="$stop_after" -v vs="${h_variants[$m]}" -v prior="$scratch/$m.prior" \
-                        "$case_key_awk"'
-                        BEGIN { while ((getline x < prior) > 0) if (!(x in seen)) { seen[x] = 1; n++ } }
-                        { print; fflush() }
-                        /^FAIL / { c = case_key($0); if (!(c in seen)) { seen[c] = 1; n++ } }
-                        n >= k { print "mutants: stopped after " k " distinct failing cases"; exit }' >"$log"
+                    stop_filter "$stop_after" "${h_variants[$m]}" "$scratch/$m.prior" >"$log"
                     rc=${PIPESTATUS[0]}; } 2>/dev/null
                 if grep -q '^mutants: stopped after' "$log"; then rc=1 stopped=1; fi
             else
