@@ -4,7 +4,8 @@
 #   2. every file path named in backticks (`common/verify.c`, `tc_model.h`, `docs/bench-h200.csv`)
 #      exists, relative to the Markdown file's folder or to the repository's root; generated paths
 #      (build/, bin/, $OUT) and patterns (*, <...>, {...}) are not paths to check;
-#   3. no file refers to a document that is not in the repository (the team's design notes).
+#   3. no file refers to a document that is not in the repository (the team's design notes);
+#   4. every lesson (a chapter folder's Markdown file other than NOTES.md) is at most 400 lines.
 # Prints one line per problem and exits 1 if there is any.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -44,5 +45,15 @@ refs=$(find . \( "${skip[@]}" -o -path ./.ci \) -prune -o -type f ! -name check_
     xargs -0 grep -n -I -E 'DESIGN\.md|\.\./shared/' 2>/dev/null)
 [ -n "$refs" ] && while IFS= read -r line; do problem "$line: refers to a document outside the repository"; done <<<"$refs"
 
-[ "$problems" = 0 ] && echo "Markdown links and paths resolve (${#docs[@]} files)"
+# 4. lessons of at most 400 lines (a longer one is split into more lesson files: CONTRIBUTING.md)
+lessons=0
+for md in "${docs[@]}"; do
+    [[ $md =~ ^[0-9][0-9]_[^/]+/[^/]+\.md$ ]] || continue
+    [ "$(basename "$md")" = NOTES.md ] && continue
+    lessons=$((lessons + 1))
+    n=$(wc -l <"$md")
+    [ "$n" -le 400 ] || problem "$md: $n lines, a lesson is at most 400 (split it)"
+done
+
+[ "$problems" = 0 ] && echo "Markdown links and paths resolve (${#docs[@]} files); $lessons lessons of at most 400 lines"
 [ "$problems" = 0 ]

@@ -31,7 +31,9 @@ in the marker), so that a lesson cannot drift from the record:
        +1.6%<!-- fig change 05_wgmma_gemm v6_streamk 8192x8192x8192 rate / 05_wgmma_gemm v5_tmastore 8192x8192x8192 rate -->
    is recomputed: `fig` is a value, `ratio` a / b, `change` (a / b - 1) in percent, `share` a / b in
    percent; the number just before the marker (signs, ×, % and thousands commas allowed) must equal
-   the recomputed value rounded to as many decimals as the text prints. An optional `csv=FILE`
+   the recomputed value rounded to as many decimals as the text prints (a number in scientific
+   notation, 1.05e-4, to as many significant digits). A marker with no number right before it is
+   reported, so that none is skipped unseen. An optional `csv=FILE`
    after `fig` reads another CSV; a size with spaces is quoted ("Box-2D9P 10240x10240 T10").
 
 Usage: tests/doc_numbers.py [--write] [--csv docs/bench-h200.csv] [FILE.md ...]
@@ -160,7 +162,8 @@ def render(opts, rows, cols):
 
 
 # ---- figures --------------------------------------------------------------------------------------
-FIG_RE = re.compile(r"([+−-]?[0-9][0-9,]*(?:\.[0-9]+)?)\s*(×|%|x)?\s*<!-- fig (.*?)-->")
+FIG_RE = re.compile(r"([+−-]?[0-9][0-9,]*(?:\.[0-9]+)?(?:[eE][+−-]?[0-9]+)?)\s*(×|%|x)?\s*<!-- fig (.*?)-->")
+MARKER_RE = re.compile(r"<!-- fig ")
 
 
 def term(words, default_csv):
@@ -189,9 +192,14 @@ def recompute(spec):
 
 def check_figure(number, spec):
     printed = number.replace(",", "").replace("−", "-")
-    decimals = len(printed.split(".")[1]) if "." in printed else 0
     want = recompute(spec)
     got = float(printed)
+    if "e" in printed.lower():  # 1.05e-4: as many significant digits as the text prints
+        mantissa = printed.lower().split("e")[0]
+        decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+        text = f"{want:.{decimals}e}"
+        return float(text) == got, text
+    decimals = len(printed.split(".")[1]) if "." in printed else 0
     ok = abs(round(want, decimals) - got) < 0.5 * 10 ** -decimals + 1e-9
     return ok, f"{want:.{decimals}f}"
 
@@ -218,6 +226,14 @@ def process(path, write):
         return m.group(0)
 
     new_text = TABLE_RE.sub(table_sub, text)
+    # a marker the figure pattern does not reach (no number right before it, or the marker broken
+    # over lines) would be skipped silently: report it
+    reached = {m.start(3) - len("<!-- fig ") for m in FIG_RE.finditer(new_text)}
+    for m in MARKER_RE.finditer(new_text):
+        if m.start() not in reached:
+            line = new_text[:m.start()].count("\n") + 1
+            problems.append(f"{rel}:{line}: a fig marker with no number right before it (or one "
+                            f"broken over lines): it checks nothing")
     for m in FIG_RE.finditer(new_text):
         n_figs += 1
         line = new_text[:m.start()].count("\n") + 1

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # tests/test_doc_numbers.sh - tests/doc_numbers.py can fail: on a made-up record and lesson, a right
-# figure and a fresh table pass; a wrong figure, a wrong ratio, a stale table and a figure whose row
-# is missing are each reported (exit 1), and --write makes the stale table fresh. Needs only python3.
+# figure and a fresh table pass; a wrong figure, a wrong ratio, a stale table, a figure whose row
+# is missing, a wrong figure in scientific notation and a marker with no number are each reported
+# (exit 1), and --write makes the stale table fresh; a copy of a real lesson with one figure changed
+# fails. Needs only python3.
 # Prints "PASS doc_numbers: ..." or "FAIL doc_numbers: ..." and exits 0 or 1.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -58,8 +60,33 @@ sed 's/fast 64x64x64 rate -->/fast 128x128x128 rate -->/' "$tmp/good.md" > "$tmp
 check "$tmp/missing.md" && fail "a figure whose row is missing passed"
 grep -q "no row 99_made_up fast 128x128x128" "$tmp/out" || fail "missing row: $(head -n 1 "$tmp/out")"
 
-# the support table: a cell edited by hand is reported (unless the programs are not built here)
+# a figure in scientific notation is checked to its significant digits; a marker with no number is
+# reported, not skipped
+printf 'error %s<!-- fig csv=%s 99_made_up fast 64x64x64 rel_err --> here\n' 1.5e-6 "$tmp/rec.csv" > "$tmp/sci.md"
+check "$tmp/sci.md" || fail "a right figure in scientific notation was reported: $(head -n 1 "$tmp/out")"
+printf 'error %s<!-- fig csv=%s 99_made_up fast 64x64x64 rel_err --> here\n' 1.6e-6 "$tmp/rec.csv" > "$tmp/sci_bad.md"
+check "$tmp/sci_bad.md" && fail "a wrong figure in scientific notation (1.6e-6 for 1.5e-6) passed"
+grep -q "'1.6e-6' is not what the record gives: 1.5e-06" "$tmp/out" || fail "scientific: $(head -n 1 "$tmp/out")"
+printf 'error about<!-- fig csv=%s 99_made_up fast 64x64x64 rate --> here\n' "$tmp/rec.csv" > "$tmp/bare.md"
+check "$tmp/bare.md" && fail "a marker with no number before it passed"
+grep -q "a fig marker with no number right before it" "$tmp/out" || fail "bare marker: $(head -n 1 "$tmp/out")"
+
+# a real lesson: its first checked figure changed by one in the last printed digit fails
 root=$(cd "$here/.." && pwd)
+real=$root/06_sparse_stencil/PART2.md
+python3 - "$real" "$tmp/real.md" <<'PY' || fail "could not change a figure of $real"
+import re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r"([0-9][0-9,]*\.([0-9]+))(%|×)?<!-- fig ", text)
+digits = m.group(1)
+bumped = digits[:-1] + str((int(digits[-1]) + 1) % 10)
+open(sys.argv[2], "w").write(text[:m.start(1)] + bumped + text[m.end(1):])
+PY
+check "$real" || fail "the real lesson $real does not pass as it is: $(head -n 1 "$tmp/out")"
+check "$tmp/real.md" && fail "a real lesson with one figure changed passed"
+grep -q "is not what the record gives" "$tmp/out" || fail "real lesson: $(head -n 1 "$tmp/out")"
+
+# the support table: a cell edited by hand is reported (unless the programs are not built here)
 if python3 "$here/support_table.py" > "$tmp/out" 2>&1; then
     sed 's/^| 05 `05_wgmma_gemm` | — |/| 05 `05_wgmma_gemm` | all |/' "$root/README.md" > "$tmp/README.md"
     cmp -s "$root/README.md" "$tmp/README.md" && fail "could not edit the support table's 05_wgmma_gemm row"
@@ -70,4 +97,4 @@ else
     support=" (support table not checked: $(head -n 1 "$tmp/out"))"
 fi
 
-echo "PASS doc_numbers: right figures and tables pass; a wrong value, a wrong ratio, a stale table and a missing row fail$support"
+echo "PASS doc_numbers: right figures and tables pass; a wrong value, a wrong ratio, a stale table, a missing row, a wrong figure in scientific notation, a marker with no number and a changed figure in a copy of PART2.md fail$support"
