@@ -1,11 +1,13 @@
 /* 06_sparse_stencil/sparse_ptx.cuh - the inline PTX of chapter 06 that chapter 05 does not have:
- * the sparse tensor-core mma (mma.sp::ordered_metadata m16n8k32) with f32 and f16 accumulators.
+ * the sparse tensor-core mma (mma.sp::ordered_metadata m16n8k32) with f32 and f16 accumulators,
+ * and stmatrix (sm_90), the store that rung g writes its accumulators back with.
  * The dense ones (mma_m16n8k16_f16f32 and _f16f16) and ldmatrix come from
  * common/mma_sync.cuh and common/ldmatrix.cuh (stencil_tc.cuh includes them).
  *
  *   mma_sp_m16n8k32_f16f32<SEL>  mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col
  *                                .f32.f16.f16.f32                         D = A B + D, A 2:4
  *   mma_sp_m16n8k32_f16f16<SEL>  the same with .f16 C and D
+ *   stmatrix_x4_trans            stmatrix.sync.aligned.m8n8.x4.trans.shared.b16   sm_90
  *
  * Lane maps (g = lane / 4, t = lane % 4; stencil_bands.h has them as functions, which the host
  * packer and the CPU emulation in test_stencil.c use):
@@ -56,6 +58,25 @@ static __device__ __forceinline__ void mma_sp_m16n8k32_f16f16(uint32_t (&d)[2], 
                  : "+r"(d[0]), "+r"(d[1])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]),
                    "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "r"(e), "n"(SEL));
+}
+
+/* stmatrix.x4.trans (sm_90): ldmatrix.x4.trans run backwards. Lane 8 j + k gives the address of
+ * row k of tile j in shared memory (8 halves, 16-byte aligned; any stride); lane 4 g + t's r[j]
+ * holds that tile's (row 2t, column g) in its low half and (row 2t + 1, column g) in its high half.
+ * So an f16 accumulator of mma m16n8 (d[j]: D[g + 8j][2t], D[g + 8j][2t + 1]) stored with it lands
+ * transposed: D's column n becomes row n of the tile, D's rows its 8 columns. Built for an older
+ * target, where nothing that uses it runs, it traps. */
+static __device__ __forceinline__ void stmatrix_x4_trans(uint32_t smem_addr, const uint32_t (&r)[4])
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    (void)smem_addr;
+    (void)r;
+    __trap();
+#else
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                 :: "r"(smem_addr), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+                 : "memory");
+#endif
 }
 // clang-format on
 

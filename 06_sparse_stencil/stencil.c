@@ -88,6 +88,7 @@ typedef struct {
     int f16acc;
     int fused; /* F steps per pass (PART2.md): chosen by the radius, or forced (--fuse, --test) */
     int pipe;  /* rung f: fused, with the next tile's loads under this one's mma (resident grid) */
+    int stmatrix; /* rung g: fused, the write-back by stmatrix.trans (sm_90) */
     const char *precision; /* f16 in and out; accumulator f32 or f16 */
     int min_cc;
     const char *sizes;
@@ -118,6 +119,10 @@ static const st_variant variants[] = {
      .description = "(f) dense_f16_fused, the next tile loaded under this tile's mma"},
     {.name = "sparse_f16_pipe",  .rung = RUNG_SPARSE,  .precision = "f16f16", .min_cc = 80, .sizes = "any grid", .f16acc = 1, .fused = 1, .pipe = 1,
      .description = "(f) sparse_f16_fused, the next tile loaded under this tile's mma"},
+    {.name = "dense_f16_stmatrix",  .rung = RUNG_DENSE,  .precision = "f16f16", .min_cc = 90, .sizes = "any grid", .f16acc = 1, .fused = 1, .stmatrix = 1,
+     .description = "(g) dense_f16_fused, each step written back by stmatrix.trans"},
+    {.name = "sparse_f16_stmatrix", .rung = RUNG_SPARSE, .precision = "f16f16", .min_cc = 90, .sizes = "any grid", .f16acc = 1, .fused = 1, .stmatrix = 1,
+     .description = "(g) sparse_f16_fused, each step written back by stmatrix.trans"},
 };
 // clang-format on
 enum { N_VARIANTS = sizeof variants / sizeof variants[0], BASE = 0, DEFAULT_VARIANT = 4 };
@@ -435,10 +440,11 @@ typedef struct {
     const st_problem *p;
     int NY, NX, ld;
     void *d_init, *d_p, *d_q;
-    void *tc_hook;    /* the tensor-core rungs: the plain launcher's plan and workspace */
-    void *fused_hook; /* the fused tensor-core rungs: the same, stencil_fused.cuh's */
-    void *pipe_hook;  /* rung f: the same, stencil_pipe.cuh's */
-    int fuse;         /* steps per pass (1 but for the fused rungs) */
+    void *tc_hook;       /* the tensor-core rungs: the plain launcher's plan and workspace */
+    void *fused_hook;    /* the fused tensor-core rungs: the same, stencil_fused.cuh's */
+    void *pipe_hook;     /* rung f: the same, stencil_pipe.cuh's */
+    void *stmatrix_hook; /* rung g: the same, stencil_stmatrix.cuh's */
+    int fuse;            /* steps per pass (1 but for the fused rungs) */
     st_weights_f32 wf;
     st_weights_h2 wh;
     st_cudnn *cudnn;
@@ -478,6 +484,10 @@ static void launch_steps(void *ctx, cudaStream_t stream)
     }
     if (c->pipe_hook) { /* the same passes, each on a resident grid */
         TC_CUDA_CHECK(stencil_pipe_hook_launch(c->pipe_hook, c->p->T, stream));
+        return;
+    }
+    if (c->stmatrix_hook) { /* the same passes, rung g's kernel */
+        TC_CUDA_CHECK(stencil_stmatrix_hook_launch(c->stmatrix_hook, c->p->T, stream));
         return;
     }
     if (c->v->rung == RUNG_CUDA_H2) {
@@ -594,13 +604,16 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
             c.wh.w[i] = (uint32_t)p->w16[i] | (uint32_t)p->w16[i] << 16;
         snprintf(res->used, sizeof res->used, "HFMA2, %s taps, F=%d",
                  p->sh->kind == STAR ? "star" : "box", c.fuse);
-    } else if (v->fused) { /* rung e, or rung f (v->pipe: a resident grid, forced or not) */
+    } else if (v->fused) { /* rung e, rung f (v->pipe: a resident grid, forced or not), rung g */
         const int sparse = v->rung == RUNG_SPARSE;
         const char *why = NULL;
         const cudaError_t e =
             v->pipe
                 ? stencil_pipe_hook_prepare(sparse, v->f16acc, r, p->w16, c.d_init, c.d_p, c.d_q,
                                             NY, NX, c.ld, c.fuse, grid, &c.pipe_hook, &why)
+            : v->stmatrix
+                ? stencil_stmatrix_hook_prepare(sparse, v->f16acc, r, p->w16, c.d_init, c.d_p,
+                                                c.d_q, NY, NX, c.ld, c.fuse, &c.stmatrix_hook, &why)
                 : stencil_fused_hook_prepare(sparse, v->f16acc, r, p->w16, c.d_init, c.d_p, c.d_q,
                                              NY, NX, c.ld, c.fuse, &c.fused_hook, &why);
         if (e == cudaErrorNotSupported)
@@ -609,8 +622,9 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
             TC_CUDA_CHECK(e);
         snprintf(res->used, sizeof res->used, "%s, F=%d, %d regs%s",
                  sparse ? "HMMA.SP m16n8k32" : "HMMA m16n8k16", c.fuse,
-                 v->pipe ? stencil_pipe_registers(sparse, v->f16acc, r)
-                         : stencil_fused_registers(sparse, v->f16acc, r),
+                 v->pipe       ? stencil_pipe_registers(sparse, v->f16acc, r)
+                 : v->stmatrix ? stencil_stmatrix_registers(sparse, v->f16acc, r)
+                               : stencil_fused_registers(sparse, v->f16acc, r),
                  grid ? ", small grid" : "");
     } else {
         /* the plain launcher (stencil_tc.cuh) packs the bands of the f16 weights and checks */
@@ -628,7 +642,8 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
     }
 
     const int tc = v->rung == RUNG_DENSE || v->rung == RUNG_SPARSE;
-    if ((v->rung != RUNG_CUDNN || c.cudnn) && (!tc || c.tc_hook || c.fused_hook || c.pipe_hook)) {
+    if ((v->rung != RUNG_CUDNN || c.cudnn) &&
+        (!tc || c.tc_hook || c.fused_hook || c.pipe_hook || c.stmatrix_hook)) {
         /* after cuDNN's measured search, which writes d_p */
         TC_CUDA_CHECK(cudaMemcpy(c.d_p, h_start, bytes, cudaMemcpyHostToDevice));
         TC_CUDA_CHECK(cudaMemcpy(c.d_q, h_start, bytes, cudaMemcpyHostToDevice));
@@ -639,9 +654,10 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
         uint16_t *got = (uint16_t *)tc_xmalloc((size_t)NY * NX * 2);
         /* the one-step rungs end in p after an odd number of steps, the fused ones after an odd
          * number of passes (st_fuse_result with F = 1 is the former) */
-        const int where = c.fused_hook  ? stencil_fused_hook_result(c.fused_hook, p->T)
-                          : c.pipe_hook ? stencil_pipe_hook_result(c.pipe_hook, p->T)
-                                        : st_fuse_result(p->T, c.fuse);
+        const int where = c.fused_hook      ? stencil_fused_hook_result(c.fused_hook, p->T)
+                          : c.pipe_hook     ? stencil_pipe_hook_result(c.pipe_hook, p->T)
+                          : c.stmatrix_hook ? stencil_stmatrix_hook_result(c.stmatrix_hook, p->T)
+                                            : st_fuse_result(p->T, c.fuse);
         const void *result = where == 1 ? c.d_p : where == 2 ? c.d_q : c.d_init;
         TC_CUDA_CHECK(cudaMemcpy2D(got, (size_t)NX * 2, result, (size_t)c.ld * 2, (size_t)NX * 2,
                                    (size_t)NY, cudaMemcpyDeviceToHost));
@@ -675,6 +691,7 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
     stencil_tc_hook_release(c.tc_hook);
     stencil_fused_hook_release(c.fused_hook);
     stencil_pipe_hook_release(c.pipe_hook);
+    stencil_stmatrix_hook_release(c.stmatrix_hook);
     free(h_init), free(h_start);
 }
 
@@ -745,7 +762,7 @@ static const tc_cli_flag flags[] = {
     [FLAG_FUSE] =
         {.name = "--fuse",
          .metavar = "F",
-         .help = "steps per pass of the _fused and _pipe rungs, 1..4 (default: by the radius)"},
+         .help = "steps per pass of the _fused, _pipe and _stmatrix rungs, 1..4 (default: by the radius)"},
 };
 enum { MAX_DIM = 65536, MAX_STEPS = 10000, DEFAULT_GRID = 10240, DEFAULT_STEPS = 10 };
 
@@ -815,7 +832,7 @@ static void print_list(void)
     printf("\nGStencil/s = grid points x steps / s. Bandwidth bound: 4 bytes per point update (one "
            "f16 read, one written)\nat the device-to-device copy bandwidth measured in the same "
            "run.\n");
-    printf("\nThe _fused and _pipe rungs' tile plans (PART2.md; the tensor-core and half2 tiles "
+    printf("\nThe _fused, _pipe and _stmatrix rungs' tile plans (PART2.md; the tensor-core and half2 tiles "
            "are the same):"
            " F steps per pass,\nby the radius (*) or --fuse F; per block a halo of x columns and y "
            "rows, the output region, the cells\ncomputed per cell stored (redundancy), DRAM bytes "

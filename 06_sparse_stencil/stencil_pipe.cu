@@ -1,5 +1,5 @@
 /* 06_sparse_stencil/stencil_pipe.cu - the driver's side of rung f (stencil_pipe.cuh: the kernel,
- * its grid and its plain launcher; PART2.md, "Rung f": the lesson).
+ * its grid and its plain launcher; PART3.md, "Rung f": the lesson).
  *
  * What it teaches: nothing of its own. It binds stencil.c's rows dense_f16_pipe and
  * sparse_f16_pipe (f16 accumulators, as rung e's) to the plain launcher, with F chosen by the

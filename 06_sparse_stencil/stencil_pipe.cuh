@@ -2,7 +2,7 @@
  * loads under this tile's tensor work (a persistent grid, two tiles in shared memory).
  *
  * Parent: rung e, stencil_fused_kernel (stencil_fused.cuh). What changes, and why it should be
- * faster (PART2.md, "Rung f"):
+ * faster (PART3.md, "Rung f"):
  *   Rung e's block loads its tile, waits for all of it, runs F steps and stores: its DRAM traffic
  *   and its tensor work take turns, and the blocks of an SM, alike and started together, take the
  *   same turns. A model of that (NOTES.md, "Why the fused rungs sit at a third") fits every fused
