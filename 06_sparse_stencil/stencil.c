@@ -1021,10 +1021,14 @@ typedef struct {
 } test_grid;
 /* small, odd and non-multiple sizes; the first N_SMALL_GRIDS are what `make sanitize` runs */
 static const test_grid test_grids[] = {
-    {.NY = 1, .NX = 1, .T = 2},    {.NY = 5, .NX = 7, .T = 3},    {.NY = 17, .NX = 33, .T = 3},
-    {.NY = 64, .NX = 200, .T = 2}, {.NY = 129, .NX = 77, .T = 5}, {.NY = 1000, .NX = 1000, .T = 3}};
-enum { N_TEST_GRIDS = sizeof test_grids / sizeof test_grids[0], N_SMALL_GRIDS = 4 };
-static const test_grid exact_grid = {.NY = 37, .NX = 45, .T = 1};
+    {.NY = 1, .NX = 1, .T = 2},    {.NY = 5, .NX = 7, .T = 3},     {.NY = 17, .NX = 33, .T = 3},
+    {.NY = 64, .NX = 200, .T = 2}, {.NY = 135, .NX = 259, .T = 2}, {.NY = 129, .NX = 77, .T = 5},
+    {.NY = 1000, .NX = 1000, .T = 3}};
+enum { N_TEST_GRIDS = sizeof test_grids / sizeof test_grids[0], N_SMALL_GRIDS = 5 };
+/* 135 x 259: about the smallest grid on which every radius and F = 1 .. 4 has a fused block whose
+ * region lies wholly inside (the write-back without a test per cell, rung g's stmatrix), so that
+ * make sanitize and the exact-integer case reach that path too */
+static const test_grid exact_grid = {.NY = 135, .NX = 259, .T = 1};
 /* the fused rungs' own: at every F > 1 at least two full passes and a short last one, of 3, 2 and
  * 1 steps (11 = 4 + 4 + 3 = 3 + 3 + 3 + 2 = 2 + 2 + 2 + 2 + 2 + 1), and both result buffers: an
  * odd number of passes ends in p (F = 1: 11, F = 4: 3), an even one in q (F = 3: 4, F = 2: 6);
@@ -1301,6 +1305,11 @@ static void fini(void) { st_cudnn_shutdown(); }
 
 static int mode_test(const tc_args *a, const tc_device_info *dev)
 {
+    /* one variant this GPU cannot run: the whole run is a skip (exit 77), not a pass of the probes
+     * and checks that run anyway (make mutants counts a pass as a missed mutant) */
+    for (int i = 0; a->variant && i < N_VARIANTS; i++)
+        if (strcmp(a->variant, variants[i].name) == 0 && variants[i].min_cc > dev->cc)
+            tc_skip(PROGRAM, "%s needs sm_%d", variants[i].name, variants[i].min_cc);
     return run_tests(a, dev, opts.first, opts.last);
 }
 

@@ -6,15 +6,18 @@
  *   Rung e's step ends with its write-back: a lane's accumulator register holds two outputs of the
  *   same column and two rows S apart (the mma's N is the grid's rows), so every output is a
  *   16-bit store of its own, plus the shifts and masks that take the half out of its register: in
- *   the sm_90 SASS of the sparse r = 3 kernel, 64 STS.U16 and about 100 integer instructions for
- *   56 HMMA.SP per step, where an H100's profile found the kernel short of issue slots, not of
- *   bandwidth (NOTES.md, "Rung f measured"). But the registers are exactly the fragment that
+ *   the sm_90 SASS of the sparse r = 3 kernel, 106 instructions per step (32 STS.U16) after the
+ *   56 HMMA.SP, where an H100's profile found the kernel bound neither by DRAM nor by the tensor
+ *   pipe, its time following its instructions (NOTES.md, "Rung f measured"). But the registers
+ *   are exactly the fragment that
  *   ldmatrix.trans would have loaded from the tile's rows S apart, the rows the B windows are
  *   loaded from: stmatrix.trans, the same move backwards, stores two output tiles (4 matrices of
  *   8 x 8) per instruction, S / 2 instructions per step, into the same conflict-free rows.
  *   Only the write-back of a region wholly inside the grid changes (most blocks); a block whose
  *   region touches the grid's fixed rim keeps rung e's per-cell test. The rest is rung e's.
- *   Costs: sm_90 (stmatrix; elsewhere the rows report skipped), and S must be even.
+ *   Costs: sm_90 (stmatrix; elsewhere the rows report skipped), and S must be even. The f32
+ *   accumulator path (stencil_stmatrix_pair) compiles but no row runs it: the driver's rows are
+ *   f16, as rung e's.
  *
  * The plain launcher (end of file; no harness types), as rung e's:
  *   stencil_stmatrix_prepare<SPARSE, F16ACC>(&plan, r, w, in, p, q, NY, NX, ld, workspace,
@@ -36,7 +39,9 @@ static __device__ __forceinline__ uint32_t stencil_stmatrix_pair(const float (&a
 {
     if (F16ACC) return acc16[s][c];
     const __half2 h = __floats2half2_rn(acc[s][2 * c], acc[s][2 * c + 1]);
-    return *reinterpret_cast<const uint32_t *>(&h);
+    uint32_t u;
+    memcpy(&u, &h, sizeof u);
+    return u;
 }
 
 /* Step 3, the change of this rung: a warp's accumulators back into the tile, every cell of its
@@ -187,11 +192,12 @@ __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS)
 /* ---- host code from here on ------------------------------------------------------------------ */
 
 /* the kernel of a radius and variant: rung e's tile, and rung e's blocks per SM: its register
- * budget, and at r = 3 a minimum of 3 blocks (rung e fits 3 there by itself, 80 registers; this
- * kernel, left alone, takes 95 for sparse, which leaves room for 2) */
+ * budget, and at r = 3 with f16 sums a minimum of 3 blocks (rung e fits 3 there by itself, 80
+ * registers; this kernel, left alone, takes 95 for sparse, which leaves room for 2). Not for f32
+ * sums, where 80 registers would spill hundreds of bytes (dense) */
 template <int R, bool SPARSE, bool F16ACC> struct stencil_stmatrix_for {
     typedef typename stencil_fused_cfg<R>::tile T;
-    static constexpr int MIN_BLOCKS = R == 3 ? 3 : tc_cfg<R>::min_blocks(SPARSE, F16ACC);
+    static constexpr int MIN_BLOCKS = R == 3 && F16ACC ? 3 : tc_cfg<R>::min_blocks(SPARSE, F16ACC);
     static constexpr auto fn = stencil_stmatrix_kernel<T, SPARSE, F16ACC, MIN_BLOCKS>;
 };
 template <bool SPARSE, bool F16ACC> static inline const void *stencil_stmatrix_kernel_for(int r)
