@@ -268,8 +268,8 @@ static void print_list(void)
     printf("\nEvery row: any B, H <= 65535 (v1-v4: grid), Sq, Sk >= 1 (up to 2^20 from the "
            "command line), D 64 or 128,\nQ, K, V, O in BSHD (any strides, rows 16-byte aligned for "
            "v1-v4), L f32 B x H x Sq. TFLOP/s = 4 B H Sq Sk D / s,\nhalf of it with the causal "
-           "mask. The sm_90a rows v2_wgmma, v3_pingpong, v4_overlap passed --test on an H100; not yet\n"
-           "benched on the H200 of the record.\n");
+           "mask. The sm_90a rows v2_wgmma, v3_pingpong, v4_overlap need an H100 or H200 (HOPPER.md):\n"
+           "--test passed on both, and the record's rows are the H200's.\n");
 }
 
 /* ---- one problem on the host -------------------------------------------------------------------
