@@ -195,6 +195,22 @@ static inline ST_HD int st_ldm_b_rho(int lane, int rho0, int s_rows)
     return rho0 + s_rows * (lane % 8);
 }
 static inline ST_HD int st_ldm_b_col(int lane, int col0) { return col0 + 8 * (lane / 8); }
+/* Rung g's write-back (stencil_stmatrix.cuh): stmatrix.x4.trans of output tiles s and s + 1 (s even)
+ * of a warp whose cells start at row y_warp, column x_warp of the compute region. Lane l gives the
+ * address of row n = l % 8 of matrix j = l / 8, which is output tile s + j / 2's columns 8 (j % 2)
+ * .. + 7 at grid row n: the tile row and column (halves) of that address. */
+static inline ST_HD int st_stsm_rho(int lane, int s, int r, int y_warp, int s_rows)
+{
+    return r + y_warp + s + (lane / 8) / 2 + s_rows * (lane % 8);
+}
+static inline ST_HD int st_stsm_col(int lane, int x_warp)
+{
+    return ST_WIN + x_warp + 8 * ((lane / 8) % 2);
+}
+/* ...and where .trans puts the registers (the PTX ISA; ldmatrix.trans backwards): lane 4g + t's
+ * register j, half h, goes to row 2t + h, column g of matrix j */
+static inline ST_HD int st_stsm_trans_row(int lane, int h) { return 2 * (lane % 4) + h; }
+static inline ST_HD int st_stsm_trans_col(int lane) { return lane / 4; }
 
 /* ---- host side: the banded matrices, compression, fragments ------------------------------------
  */

@@ -58,15 +58,13 @@ stencil_stmatrix_write_back(uint32_t base, const float (&acc)[T::S][4],
     constexpr int R = T::R, S = T::S;
     static_assert(S % 2 == 0, "two output tiles per stmatrix.x4");
     static_assert(T::ROW_H % 8 == 0, "stmatrix's rows must start on 16-byte boundaries");
-    const int j = lane / 8, n = lane % 8;
-    const int q = j >> 1, c = j & 1;
 #pragma unroll
     for (int s = 0; s < S; s += 2) {
         const uint32_t r[4] = {stencil_stmatrix_pair<F16ACC, S>(acc, acc16, s, 0),
                                stencil_stmatrix_pair<F16ACC, S>(acc, acc16, s, 1),
                                stencil_stmatrix_pair<F16ACC, S>(acc, acc16, s + 1, 0),
                                stencil_stmatrix_pair<F16ACC, S>(acc, acc16, s + 1, 1)};
-        const int rho = R + y_warp + s + q + S * n, col = ST_WIN + x_warp + 8 * c;
+        const int rho = st_stsm_rho(lane, s, R, y_warp, S), col = st_stsm_col(lane, x_warp);
         stmatrix_x4_trans(base + 2u * (uint32_t)st_smem_offset(rho, col, S, T::ROW_H), r);
     }
 }

@@ -416,6 +416,69 @@ static int unit_stencil_smem_tile_conflict_free(void)
     return 0;
 }
 
+/* Rung g's write-back against rung e's: for every lane, pair of output tiles, register and half,
+ * stmatrix.x4.trans (the addresses st_stsm_rho/_col, the placement st_stsm_trans_row/_col) puts a
+ * value in the tile cell where rung e's per-half store puts it (st_frag_c16_row/_col); every cell
+ * of the warp's region once, every address 16-byte aligned, and the 8 rows of every matrix in 8
+ * bank groups. A model of the PTX ISA's placement: the GPU's --test checks the instruction. */
+static int unit_stencil_stmatrix_writeback_matches(void)
+{
+    static const int radii[] = {1, 2, 3, 7};
+    for (int S = 2; S <= 8; S *= 2)
+        for (int ri = 0; ri < 4; ri++) {
+            const int R = radii[ri], WX = 4, row_h = 16 * WX + 16, rows = 8 * S * 2 + 2 * R;
+            const int total = st_smem_halves(rows, S, row_h);
+            for (int wy = 0; wy < 2; wy++)
+                for (int wx = 0; wx < WX; wx++) {
+                    const int y_warp = 8 * S * wy, x_warp = 16 * wx;
+                    char *hit = (char *)calloc((size_t)total, 1);
+                    for (int s = 0; s < S; s += 2)
+                        for (int lane = 0; lane < 32; lane++)
+                            for (int j = 0; j < 4; j++)
+                                for (int h = 0; h < 2; h++) {
+                                    /* register j of stmatrix = output tile s + j / 2, its f16
+                                     * register j % 2 */
+                                    const int tile = s + j / 2, c = j % 2;
+                                    const int want_rho =
+                                        R + y_warp + tile + S * st_frag_c16_col(lane, h);
+                                    const int want_col = ST_WIN + x_warp + st_frag_c16_row(lane, c);
+                                    const int addr_lane = 8 * j + st_stsm_trans_row(lane, h);
+                                    const int rho = st_stsm_rho(addr_lane, s, R, y_warp, S);
+                                    const int col =
+                                        st_stsm_col(addr_lane, x_warp) + st_stsm_trans_col(lane);
+                                    UNIT_CHECK(
+                                        rho == want_rho && col == want_col,
+                                        "S=%d r=%d warp (%d,%d) s=%d lane %d reg %d half %d: "
+                                        "(%d,%d), rung e (%d,%d)",
+                                        S, R, wx, wy, s, lane, j, h, rho, col, want_rho, want_col);
+                                    const int o = st_smem_offset(rho, col, S, row_h);
+                                    UNIT_CHECK(o >= 0 && o < total && !hit[o],
+                                               "cell written twice");
+                                    hit[o] = 1;
+                                }
+                    int cells = 0;
+                    for (int o = 0; o < total; o++) cells += hit[o];
+                    UNIT_CHECK(cells == 16 * 8 * S, "S=%d r=%d: %d cells, not %d", S, R, cells,
+                               16 * 8 * S);
+                    free(hit);
+                    for (int s = 0; s < S; s += 2)
+                        for (int j = 0; j < 4; j++) {
+                            int groups = 0;
+                            for (int n = 0; n < 8; n++) {
+                                const int l = 8 * j + n;
+                                const int o = st_smem_offset(st_stsm_rho(l, s, R, y_warp, S),
+                                                             st_stsm_col(l, x_warp), S, row_h);
+                                UNIT_CHECK(o % 8 == 0, "row address not 16-byte aligned");
+                                groups |= 1 << ((o / 8) % 8);
+                            }
+                            UNIT_CHECK(groups == 0xFF, "S=%d r=%d s=%d matrix %d: banks %02x", S, R,
+                                       s, j, groups);
+                        }
+                }
+        }
+    return 0;
+}
+
 /* ---- the kernels' warp, lane by lane ------------------------------------------------------------
  * A block of the grid as stencil_tc.cuh's tc_load_tile fills it, and warp (wx, wy)'s loop: for
  * every window oo, the B fragment through ldmatrix.x4 (and the swap), then one mma per row dy into
@@ -913,6 +976,7 @@ static const tc_unit tests[] = {
     {.name = "stencil_fragment_maps_are_bijections",
      .fn = unit_stencil_fragment_maps_are_bijections},
     {.name = "stencil_smem_tile_conflict_free", .fn = unit_stencil_smem_tile_conflict_free},
+    {.name = "stencil_stmatrix_writeback_matches", .fn = unit_stencil_stmatrix_writeback_matches},
     {.name = "stencil_lane_emulation_reproduces_stencil",
      .fn = unit_stencil_lane_emulation_reproduces_stencil},
     {.name = "stencil_reference_frame_and_cones", .fn = unit_stencil_reference_frame_and_cones},
