@@ -82,14 +82,61 @@ static int shape_taps(const st_shape *s)
  */
 /* RUNG_CUDA_H2: the half2 CUDA-core kernel with F steps per pass (stencil_half2.cu) */
 typedef enum { RUNG_CUDNN, RUNG_CUDA, RUNG_DENSE, RUNG_SPARSE, RUNG_CUDA_H2 } st_rung;
+
+/* The driver's hooks of a fused tensor-core rung (stencil_kernels.h), one set per rung file.
+ * grid: the resident blocks of a rung whose blocks walk the tiles (walks_tiles; 0: as many as fit),
+ * which the others ignore. */
+typedef struct {
+    cudaError_t (*prepare)(int sparse, int f16acc, int r, const uint16_t *w16, const void *in,
+                           void *p, void *q, int NY, int NX, int ld, int fuse, int grid,
+                           void **hook, const char **why);
+    cudaError_t (*launch)(const void *hook, int steps, cudaStream_t stream);
+    int (*result)(const void *hook, int steps);
+    void (*release)(void *hook);
+    int (*registers)(int sparse, int f16acc, int r);
+    int walks_tiles; /* a persistent grid: --test forces it small (pipe_test_grid) */
+} fused_rung;
+
+static cudaError_t rung_e_prepare(int sparse, int f16acc, int r, const uint16_t *w16,
+                                  const void *in, void *p, void *q, int NY, int NX, int ld,
+                                  int fuse, int grid, void **hook, const char **why)
+{
+    (void)grid; /* one block per tile */
+    return stencil_fused_hook_prepare(sparse, f16acc, r, w16, in, p, q, NY, NX, ld, fuse, hook,
+                                      why);
+}
+static cudaError_t rung_g_prepare(int sparse, int f16acc, int r, const uint16_t *w16,
+                                  const void *in, void *p, void *q, int NY, int NX, int ld,
+                                  int fuse, int grid, void **hook, const char **why)
+{
+    (void)grid; /* one block per tile */
+    return stencil_stmatrix_hook_prepare(sparse, f16acc, r, w16, in, p, q, NY, NX, ld, fuse, hook,
+                                         why);
+}
+static const fused_rung rung_e = {.prepare = rung_e_prepare,
+                                  .launch = stencil_fused_hook_launch,
+                                  .result = stencil_fused_hook_result,
+                                  .release = stencil_fused_hook_release,
+                                  .registers = stencil_fused_registers};
+static const fused_rung rung_f = {.prepare = stencil_pipe_hook_prepare,
+                                  .launch = stencil_pipe_hook_launch,
+                                  .result = stencil_pipe_hook_result,
+                                  .release = stencil_pipe_hook_release,
+                                  .registers = stencil_pipe_registers,
+                                  .walks_tiles = 1};
+static const fused_rung rung_g = {.prepare = rung_g_prepare,
+                                  .launch = stencil_stmatrix_hook_launch,
+                                  .result = stencil_stmatrix_hook_result,
+                                  .release = stencil_stmatrix_hook_release,
+                                  .registers = stencil_stmatrix_registers};
+
 typedef struct {
     const char *name, *description;
     st_rung rung;
     int f16acc;
     int fused; /* F steps per pass (PART2.md): chosen by the radius, or forced (--fuse, --test) */
-    int pipe;  /* rung f: fused, with the next tile's loads under this one's mma (resident grid) */
-    int stmatrix; /* rung g: fused, the write-back by stmatrix.trans (sm_90) */
-    const char *precision; /* f16 in and out; accumulator f32 or f16 */
+    const fused_rung *hooks; /* the fused tensor-core rungs (e, f, g): their driver hooks */
+    const char *precision;   /* f16 in and out; accumulator f32 or f16 */
     int min_cc;
     const char *sizes;
 } st_variant;
@@ -111,17 +158,17 @@ static const st_variant variants[] = {
      .description = "(d) the same, f16 accumulate"},
     {.name = "cuda_h2_fused",    .rung = RUNG_CUDA_H2, .precision = "f16f16", .min_cc = 80, .sizes = "any grid", .f16acc = 1, .fused = 1,
      .description = "(b2) CUDA cores in half2 (HFMA2), F steps per pass on overlapped tiles"},
-    {.name = "dense_f16_fused",  .rung = RUNG_DENSE,   .precision = "f16f16", .min_cc = 80, .sizes = "any grid", .f16acc = 1, .fused = 1,
+    {.name = "dense_f16_fused",  .rung = RUNG_DENSE,   .precision = "f16f16", .min_cc = 80, .sizes = "any grid", .f16acc = 1, .fused = 1, .hooks = &rung_e,
      .description = "(e) dense_f16 advancing F steps per pass in shared memory"},
-    {.name = "sparse_f16_fused", .rung = RUNG_SPARSE,  .precision = "f16f16", .min_cc = 80, .sizes = "any grid", .f16acc = 1, .fused = 1,
+    {.name = "sparse_f16_fused", .rung = RUNG_SPARSE,  .precision = "f16f16", .min_cc = 80, .sizes = "any grid", .f16acc = 1, .fused = 1, .hooks = &rung_e,
      .description = "(e) sparse_f16 advancing F steps per pass in shared memory"},
-    {.name = "dense_f16_pipe",   .rung = RUNG_DENSE,   .precision = "f16f16", .min_cc = 80, .sizes = "any grid", .f16acc = 1, .fused = 1, .pipe = 1,
+    {.name = "dense_f16_pipe",   .rung = RUNG_DENSE,   .precision = "f16f16", .min_cc = 80, .sizes = "any grid", .f16acc = 1, .fused = 1, .hooks = &rung_f,
      .description = "(f) dense_f16_fused, the next tile loaded under this tile's mma"},
-    {.name = "sparse_f16_pipe",  .rung = RUNG_SPARSE,  .precision = "f16f16", .min_cc = 80, .sizes = "any grid", .f16acc = 1, .fused = 1, .pipe = 1,
+    {.name = "sparse_f16_pipe",  .rung = RUNG_SPARSE,  .precision = "f16f16", .min_cc = 80, .sizes = "any grid", .f16acc = 1, .fused = 1, .hooks = &rung_f,
      .description = "(f) sparse_f16_fused, the next tile loaded under this tile's mma"},
-    {.name = "dense_f16_stmatrix",  .rung = RUNG_DENSE,  .precision = "f16f16", .min_cc = 90, .sizes = "any grid", .f16acc = 1, .fused = 1, .stmatrix = 1,
+    {.name = "dense_f16_stmatrix",  .rung = RUNG_DENSE,  .precision = "f16f16", .min_cc = 90, .sizes = "any grid", .f16acc = 1, .fused = 1, .hooks = &rung_g,
      .description = "(g) dense_f16_fused, each step written back by stmatrix.trans"},
-    {.name = "sparse_f16_stmatrix", .rung = RUNG_SPARSE, .precision = "f16f16", .min_cc = 90, .sizes = "any grid", .f16acc = 1, .fused = 1, .stmatrix = 1,
+    {.name = "sparse_f16_stmatrix", .rung = RUNG_SPARSE, .precision = "f16f16", .min_cc = 90, .sizes = "any grid", .f16acc = 1, .fused = 1, .hooks = &rung_g,
      .description = "(g) sparse_f16_fused, each step written back by stmatrix.trans"},
 };
 // clang-format on
@@ -441,9 +488,7 @@ typedef struct {
     int NY, NX, ld;
     void *d_init, *d_p, *d_q;
     void *tc_hook;       /* the tensor-core rungs: the plain launcher's plan and workspace */
-    void *fused_hook;    /* the fused tensor-core rungs: the same, stencil_fused.cuh's */
-    void *pipe_hook;     /* rung f: the same, stencil_pipe.cuh's */
-    void *stmatrix_hook; /* rung g: the same, stencil_stmatrix.cuh's */
+    void *fused_hook; /* the fused tensor-core rungs: the same, their rung file's (v->hooks) */
     int fuse;            /* steps per pass (1 but for the fused rungs) */
     st_weights_f32 wf;
     st_weights_h2 wh;
@@ -479,15 +524,7 @@ static void launch_steps(void *ctx, cudaStream_t stream)
         return;
     }
     if (c->fused_hook) { /* passes of F steps: init -> p -> q -> p ... */
-        TC_CUDA_CHECK(stencil_fused_hook_launch(c->fused_hook, c->p->T, stream));
-        return;
-    }
-    if (c->pipe_hook) { /* the same passes, each on a resident grid */
-        TC_CUDA_CHECK(stencil_pipe_hook_launch(c->pipe_hook, c->p->T, stream));
-        return;
-    }
-    if (c->stmatrix_hook) { /* the same passes, rung g's kernel */
-        TC_CUDA_CHECK(stencil_stmatrix_hook_launch(c->stmatrix_hook, c->p->T, stream));
+        TC_CUDA_CHECK(c->v->hooks->launch(c->fused_hook, c->p->T, stream));
         return;
     }
     if (c->v->rung == RUNG_CUDA_H2) {
@@ -604,28 +641,19 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
             c.wh.w[i] = (uint32_t)p->w16[i] | (uint32_t)p->w16[i] << 16;
         snprintf(res->used, sizeof res->used, "HFMA2, %s taps, F=%d",
                  p->sh->kind == STAR ? "star" : "box", c.fuse);
-    } else if (v->fused) { /* rung e, rung f (v->pipe: a resident grid, forced or not), rung g */
+    } else if (v->hooks) { /* rungs e, f (a resident grid, forced or not) and g */
         const int sparse = v->rung == RUNG_SPARSE;
         const char *why = NULL;
         const cudaError_t e =
-            v->pipe
-                ? stencil_pipe_hook_prepare(sparse, v->f16acc, r, p->w16, c.d_init, c.d_p, c.d_q,
-                                            NY, NX, c.ld, c.fuse, grid, &c.pipe_hook, &why)
-            : v->stmatrix
-                ? stencil_stmatrix_hook_prepare(sparse, v->f16acc, r, p->w16, c.d_init, c.d_p,
-                                                c.d_q, NY, NX, c.ld, c.fuse, &c.stmatrix_hook, &why)
-                : stencil_fused_hook_prepare(sparse, v->f16acc, r, p->w16, c.d_init, c.d_p, c.d_q,
-                                             NY, NX, c.ld, c.fuse, &c.fused_hook, &why);
+            v->hooks->prepare(sparse, v->f16acc, r, p->w16, c.d_init, c.d_p, c.d_q, NY, NX, c.ld,
+                              c.fuse, grid, &c.fused_hook, &why);
         if (e == cudaErrorNotSupported)
             snprintf(res->why, sizeof res->why, "skipped: %s", why ? why : "not supported");
         else
             TC_CUDA_CHECK(e);
         snprintf(res->used, sizeof res->used, "%s, F=%d, %d regs%s",
                  sparse ? "HMMA.SP m16n8k32" : "HMMA m16n8k16", c.fuse,
-                 v->pipe       ? stencil_pipe_registers(sparse, v->f16acc, r)
-                 : v->stmatrix ? stencil_stmatrix_registers(sparse, v->f16acc, r)
-                               : stencil_fused_registers(sparse, v->f16acc, r),
-                 grid ? ", small grid" : "");
+                 v->hooks->registers(sparse, v->f16acc, r), grid ? ", small grid" : "");
     } else {
         /* the plain launcher (stencil_tc.cuh) packs the bands of the f16 weights and checks */
         const int sparse = v->rung == RUNG_SPARSE;
@@ -643,7 +671,7 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
 
     const int tc = v->rung == RUNG_DENSE || v->rung == RUNG_SPARSE;
     if ((v->rung != RUNG_CUDNN || c.cudnn) &&
-        (!tc || c.tc_hook || c.fused_hook || c.pipe_hook || c.stmatrix_hook)) {
+        (!tc || c.tc_hook || c.fused_hook)) {
         /* after cuDNN's measured search, which writes d_p */
         TC_CUDA_CHECK(cudaMemcpy(c.d_p, h_start, bytes, cudaMemcpyHostToDevice));
         TC_CUDA_CHECK(cudaMemcpy(c.d_q, h_start, bytes, cudaMemcpyHostToDevice));
@@ -654,10 +682,8 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
         uint16_t *got = (uint16_t *)tc_xmalloc((size_t)NY * NX * 2);
         /* the one-step rungs end in p after an odd number of steps, the fused ones after an odd
          * number of passes (st_fuse_result with F = 1 is the former) */
-        const int where = c.fused_hook      ? stencil_fused_hook_result(c.fused_hook, p->T)
-                          : c.pipe_hook     ? stencil_pipe_hook_result(c.pipe_hook, p->T)
-                          : c.stmatrix_hook ? stencil_stmatrix_hook_result(c.stmatrix_hook, p->T)
-                                            : st_fuse_result(p->T, c.fuse);
+        const int where =
+            c.fused_hook ? v->hooks->result(c.fused_hook, p->T) : st_fuse_result(p->T, c.fuse);
         const void *result = where == 1 ? c.d_p : where == 2 ? c.d_q : c.d_init;
         TC_CUDA_CHECK(cudaMemcpy2D(got, (size_t)NX * 2, result, (size_t)c.ld * 2, (size_t)NX * 2,
                                    (size_t)NY, cudaMemcpyDeviceToHost));
@@ -689,9 +715,7 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
     TC_CUDA_CHECK(cudaFree(c.d_p));
     TC_CUDA_CHECK(cudaFree(c.d_q));
     stencil_tc_hook_release(c.tc_hook);
-    stencil_fused_hook_release(c.fused_hook);
-    stencil_pipe_hook_release(c.pipe_hook);
-    stencil_stmatrix_hook_release(c.stmatrix_hook);
+    if (v->hooks) v->hooks->release(c.fused_hook);
     free(h_init), free(h_start);
 }
 
@@ -1051,7 +1075,7 @@ static void test_case(const tc_args *a, const tc_device_info *dev, const st_prob
             char case_label[80];
             if (!variants[i].fused)
                 snprintf(case_label, sizeof case_label, "%s", label);
-            else if (force && variants[i].pipe)
+            else if (force && variants[i].hooks && variants[i].hooks->walks_tiles)
                 snprintf(case_label, sizeof case_label, "%s F%d g%d", label, force,
                          pipe_test_grid(force));
             else if (force)
@@ -1069,7 +1093,10 @@ static void test_case(const tc_args *a, const tc_device_info *dev, const st_prob
              * several tiles and load the next under the mma (its natural grid, F by the radius,
              * at force 0, may give every block one tile) */
             run_checked(&variants[i], p, cache, &n_cache, a->seed, 0, 0, force,
-                        variants[i].pipe && force ? pipe_test_grid(force) : 0, &r);
+                        variants[i].hooks && variants[i].hooks->walks_tiles && force
+                            ? pipe_test_grid(force)
+                            : 0,
+                        &r);
             if (!r.ran && strncmp(r.why, "skipped", 7) == 0) {
                 printf("SKIP %-16s %-11s %-17s %s\n", variants[i].name, p->sh->name, case_label,
                        r.why);
