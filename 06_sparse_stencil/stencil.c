@@ -1230,12 +1230,48 @@ static void fused_region_check(int *passed, int *failed)
     *failed += !ok;
 }
 
+/* Every fused tensor-core row binds its own rung's hooks: rows of every fused rung compute the same
+ * stencil, so a row bound to another rung's kernel would pass every case while testing the wrong
+ * code. The rung is in the name: _fused (e), _pipe (f), _stmatrix (g). On the host. */
+static void fused_hooks_check(int *passed, int *failed)
+{
+    static const struct {
+        const char *suffix;
+        const fused_rung *hooks;
+    } rungs[] = {{"_fused", &rung_e}, {"_pipe", &rung_f}, {"_stmatrix", &rung_g}};
+    char first[160] = "";
+    int rows = 0, wrong = 0;
+    for (int i = 0; i < N_VARIANTS; i++) {
+        const st_variant *v = &variants[i];
+        if (v->rung != RUNG_DENSE && v->rung != RUNG_SPARSE) continue;
+        const fused_rung *want = NULL;
+        const size_t n = strlen(v->name);
+        for (int k = 0; k < (int)(sizeof rungs / sizeof rungs[0]); k++) {
+            const size_t m = strlen(rungs[k].suffix);
+            if (n > m && strcmp(v->name + n - m, rungs[k].suffix) == 0) want = rungs[k].hooks;
+        }
+        rows += want != NULL;
+        if (v->hooks != want || (want && !v->fused)) {
+            if (!wrong++) snprintf(first, sizeof first, "%s is bound to the wrong hooks", v->name);
+        }
+    }
+    const int ok = !wrong && rows == 6;
+    printf("%s %-44s %d fused rows, %s\n", ok ? "PASS" : "FAIL",
+           "fused rows bind their rung's hooks", rows,
+           wrong ? first
+           : ok  ? "each its own"
+                 : "not the 6 rows of rungs e, f and g");
+    *passed += ok;
+    *failed += !ok;
+}
+
 static int run_tests(const tc_args *a, const tc_device_info *dev, int first, int last)
 {
     int passed = 0, failed = 0, skipped = 0;
     const int small = getenv("TC_TEST_SMALL") != NULL;
     st_probes_run(&passed, &failed);
     fused_region_check(&passed, &failed);
+    fused_hooks_check(&passed, &failed);
     for (int si = first; si <= last; si++) {
         const st_shape *sh = &shapes[si];
         char label[64];
