@@ -119,7 +119,9 @@ $(LIBCOMMON): $(COMMON_OBJ)
 # ---- CPU unit tests (no GPU needed) ------------------------------------------------------------
 # Each tests/test_*.c (the tests of common/) and each file a chapter names in $(d)_CPU_TESTS is its
 # own program (common/unit.h): build/tests/common/test_x, build/tests/<chapter>/test_x.
-UNIT_LDLIBS := -L$(CUDA_PATH)/lib64 -lcudart_static -ldl -lrt $(LDLIBS)
+# -lstdc++: libcommon.a has one CUDA C++ object (common/shared_poison.cu), whose launch stub needs
+# the C++ runtime when a test that uses the GEMM driver links it with the C compiler
+UNIT_LDLIBS := -L$(CUDA_PATH)/lib64 -lcudart_static -ldl -lrt -lstdc++ $(LDLIBS)
 COMMON_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/common/%,$(wildcard tests/test_*.c))
 
 $(BUILD)/tests/%.c.o: tests/%.c $(FLAGS_STAMP)

@@ -677,6 +677,7 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
         TC_CUDA_CHECK(cudaMemcpy(c.d_q, h_start, bytes, cudaMemcpyHostToDevice));
         cudaStream_t stream;
         TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault));
+        tc_poison_shared_memory(stream); /* a halo read before it is loaded shows */
         launch_steps(&c, stream);
         TC_CUDA_CHECK(cudaStreamSynchronize(stream));
         uint16_t *got = (uint16_t *)tc_xmalloc((size_t)NY * NX * 2);
@@ -841,13 +842,26 @@ static int find_shape(const char *name)
 static void print_list(void)
 {
     printf("%s - 2D stencils on cuDNN, CUDA cores, dense and 2:4-sparse tensor cores\n\n", PROGRAM);
-    printf("%-11s %-9s %-6s %-9s %s\n", "variant", "precision", "min_sm", "sizes", "description");
-    for (int i = 0; i < N_VARIANTS; i++)
-        printf("%-11s %-9s sm_%-3d %-9s %s%s\n", variants[i].name, variants[i].precision,
+    int wv = 7; /* the widest name, at least the header's */
+    for (int i = 0; i < N_VARIANTS; i++) {
+        const int lv = (int)strlen(variants[i].name);
+        wv = lv > wv ? lv : wv;
+    }
+    printf("%-*s %-9s %-6s %-9s %s\n", wv, "variant", "precision", "min_sm", "sizes",
+           "description");
+    for (int i = 0; i < N_VARIANTS; i++) {
+        const fused_rung *h = variants[i].hooks;
+        printf("%-*s %-9s sm_%-3d %-9s %s%s", wv, variants[i].name, variants[i].precision,
                variants[i].min_cc, variants[i].sizes, variants[i].description,
                i == BASE              ? " [baseline]"
                : i == DEFAULT_VARIANT ? " [default]"
                                       : "");
+        /* the choices --test forces on every case, besides the one the launcher makes */
+        if (variants[i].fused)
+            printf(" (--test forces: F = 1..%d%s)", ST_FUSE_MAX,
+                   h && h->walks_tiles ? ", each on 1 or 3 resident blocks" : "");
+        printf("\n");
+    }
     printf("\nshapes (--shape):\n");
     for (int i = 0; i < N_SHAPES; i++)
         printf("  %-11s %s, radius %d, %d taps%s\n", shapes[i].name,

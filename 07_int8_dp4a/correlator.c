@@ -320,6 +320,7 @@ static corr_check run_checked(int impl, corr_problem *pr, cudaStream_t stream)
     const size_t bytes = (pr->n_vis + GUARD_WORDS) * sizeof(int32_t);
     TC_CUDA_CHECK(cudaMemsetAsync(pr->d_vis, tc_poison_byte(TC_I32), bytes, stream));
     run_ctx rc = {variants[impl].launch, pr};
+    tc_poison_shared_memory(stream); /* a stage read before it is written shows */
     run_launch(&rc, stream);
     TC_CUDA_CHECK(cudaStreamSynchronize(stream));
     TC_CUDA_CHECK(cudaMemcpy(pr->vis, pr->d_vis, bytes, cudaMemcpyDeviceToHost));

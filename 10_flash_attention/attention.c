@@ -525,6 +525,7 @@ static void run_case(const attn_variant *v, const problem *pr, const device_prob
     uint16_t *h_o = (uint16_t *)tc_xmalloc(d->o_total * 2);
     float *h_l = (float *)tc_xmalloc(d->l_total * sizeof(float));
     device_poison(d, stream);
+    tc_poison_shared_memory(stream); /* a tile read before its copy lands shows */
     v->launch(v, &r, stream);
     TC_LAUNCH_CHECK();
     TC_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -541,6 +542,7 @@ static void run_case(const attn_variant *v, const problem *pr, const device_prob
         uint16_t *o2 = (uint16_t *)tc_xmalloc(d->o_total * 2);
         float *l2 = (float *)tc_xmalloc(d->l_total * sizeof(float));
         device_poison(d, stream);
+        tc_poison_shared_memory(stream);
         v->launch(v, &r, stream);
         TC_LAUNCH_CHECK();
         TC_CUDA_CHECK(cudaStreamSynchronize(stream));

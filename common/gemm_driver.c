@@ -766,6 +766,7 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
         res->skipped = strncmp(why, TC_GEMM_SKIP, strlen(TC_GEMM_SKIP)) == 0;
     } else {
         launch_ctx lc = {v, &p};
+        tc_poison_shared_memory(stream); /* no stage may be read before its copy lands */
         launch_once(&lc, stream);
         TC_CUDA_CHECK(cudaStreamSynchronize(stream));
         /* C with its guards: the elements before it, C, and the tail after it */
@@ -856,6 +857,7 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
          * here instead of in the timed launches, which nothing checks */
         if (res->pass && ab.beta == 0.0f) {
             unsigned char *again = (unsigned char *)tc_xmalloc(all_c * sc);
+            tc_poison_shared_memory(stream);
             launch_once(&lc, stream);
             TC_CUDA_CHECK(cudaStreamSynchronize(stream));
             TC_CUDA_CHECK(cudaMemcpy(again, d_c, all_c * sc, cudaMemcpyDeviceToHost));
@@ -922,8 +924,11 @@ static void print_list(const tc_gemm_chapter *ch)
             snprintf(sm, sizeof sm, "sm_%s", v->target);
         else
             snprintf(sm, sizeof sm, "sm_%d", v->min_cc);
-        printf("%-*s %-*s %-6s %-11s %-6s %-11s %s\n", wv, v->name, wp, v->precision, sm, sizes,
+        printf("%-*s %-*s %-6s %-11s %-6s %-11s %s", wv, v->name, wp, v->precision, sm, sizes,
                layout, align, v->description);
+        for (int f = 0; f < v->n_forced; f++) /* the choices --test forces, each on every case */
+            printf("%s%s", f == 0 ? " (--test forces: " : ", ", v->forced_names[f]);
+        printf("%s\n", v->n_forced > 0 ? ")" : "");
     }
     printf("\nsizes: 'any', or the multiples M|N|K must have. layout: A, B, C row (R) or column "
            "(C) major.\nalign: '-' (any), or the bytes A and B | C need: first element / row "

@@ -151,6 +151,12 @@ tc_timing tc_time_gpu(tc_work_fn fn, void *ctx, cudaStream_t stream, int warmup,
 /* Frees the L2 flush buffer (optional; the OS does it at exit). */
 void tc_timing_release(void);
 
+/* Fills every SM's shared memory with 0xFF bytes (common/shared_poison.cu), on `stream`. The
+ * drivers call it before each launch whose result they check: shared memory keeps what the last
+ * kernel left, and a block that reads a stage before its copy lands (a wait one group short)
+ * would otherwise read the tiles the previous launch of the same inputs left there, and pass. */
+void tc_poison_shared_memory(cudaStream_t stream);
+
 /* ---- bench rows (CONTRIBUTING.md, "make bench") ---------------------------------------------- */
 typedef struct {
     const char *chapter, *variant, *problem, *precision;
