@@ -3,7 +3,7 @@
 # the strided swap), against cuDNN. cuDNN is not linked: common/cudnn_loader.c loads it at run
 # time. Only the baseline rung uses it: stencil_cudnn.c needs cudnn.h, and built without it (no
 # TC_HAVE_CUDNN) that rung reports skipped while the rest runs; hence "cudnn?", not "cudnn".
-$(d)_SRCS    := stencil.c stencil_cudnn.c stencil_probe.c stencil_tc.cu stencil_cuda.cu stencil_probe.cu stencil_fused.cu stencil_pipe.cu stencil_stmatrix.cu stencil_half2.cu
+$(d)_SRCS    := stencil.c stencil_cudnn.c stencil_probe.c stencil_tc.cu stencil_cuda.cu stencil_probe.cu stencil_fused.cu stencil_pipe.cu stencil_stmatrix.cu stencil_stmatrix_pipe.cu stencil_half2.cu
 $(d)_LIBS    :=
 $(d)_MIN_SM  := 80
 $(d)_TARGETS_A    :=

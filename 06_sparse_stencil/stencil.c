@@ -129,13 +129,19 @@ static const fused_rung rung_g = {.prepare = rung_g_prepare,
                                   .result = stencil_stmatrix_hook_result,
                                   .release = stencil_stmatrix_hook_release,
                                   .registers = stencil_stmatrix_registers};
+static const fused_rung rung_h = {.prepare = stencil_stmatrix_pipe_hook_prepare,
+                                  .launch = stencil_stmatrix_pipe_hook_launch,
+                                  .result = stencil_stmatrix_pipe_hook_result,
+                                  .release = stencil_stmatrix_pipe_hook_release,
+                                  .registers = stencil_stmatrix_pipe_registers,
+                                  .walks_tiles = 1};
 
 typedef struct {
     const char *name, *description;
     st_rung rung;
     int f16acc;
     int fused; /* F steps per pass (PART2.md): chosen by the radius, or forced (--fuse, --test) */
-    const fused_rung *hooks; /* the fused tensor-core rungs (e, f, g): their driver hooks */
+    const fused_rung *hooks; /* the fused tensor-core rungs (e to h): their driver hooks */
     const char *precision;   /* f16 in and out; accumulator f32 or f16 */
     int min_cc;
     const char *sizes;
@@ -170,13 +176,19 @@ static const st_variant variants[] = {
      .description = "(g) dense_f16_fused, each step written back by stmatrix.trans"},
     {.name = "sparse_f16_stmatrix", .rung = RUNG_SPARSE, .precision = "f16f16", .min_cc = 90, .sizes = "any grid", .f16acc = 1, .fused = 1, .hooks = &rung_g,
      .description = "(g) sparse_f16_fused, each step written back by stmatrix.trans"},
+    {.name = "dense_f16_stmatrix_pipe",  .rung = RUNG_DENSE,  .precision = "f16f16", .min_cc = 90, .sizes = "any grid", .f16acc = 1, .fused = 1, .hooks = &rung_h,
+     .description = "(h) dense_f16_stmatrix's write-back in dense_f16_pipe's kernel"},
+    {.name = "sparse_f16_stmatrix_pipe", .rung = RUNG_SPARSE, .precision = "f16f16", .min_cc = 90, .sizes = "any grid", .f16acc = 1, .fused = 1, .hooks = &rung_h,
+     .description = "(h) sparse_f16_stmatrix's write-back in sparse_f16_pipe's kernel"},
 };
 // clang-format on
 enum { N_VARIANTS = sizeof variants / sizeof variants[0], BASE = 0, DEFAULT_VARIANT = 4 };
-/* rung f under --test with F forced: its resident blocks. Odd F on 1 block, which walks every tile
- * (a buffer reloaded even on the small grids of make sanitize), even F on 3 (tile counts that are
- * no multiple of it, blocks with different numbers of tiles) */
-static int pipe_test_grid(int force) { return force % 2 ? 1 : 3; }
+/* rungs f and h under --test with F forced: their resident blocks. Odd F on 1 block, which walks
+ * every tile (a buffer reloaded even on the small grids of make sanitize); F = 2 on 3 (tile counts
+ * that are no multiple of it, blocks with different numbers of tiles); F = 4 on 13, more than a
+ * row of tiles of 1000 x 1000 at r <= 3 (9 or 11 output regions wide), so that some block's first
+ * tile lies wholly inside and a later one on the rim: rung h's choice of write-back is per tile */
+static int pipe_test_grid(int force) { return force % 2 ? 1 : force == 2 ? 3 : 13; }
 
 /* ---- the error model per variant ---------------------------------------------------------------
  * gamma bounds the accumulator's error as a multiple of S_a (stencil_bands.h): the number of
@@ -641,7 +653,7 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
             c.wh.w[i] = (uint32_t)p->w16[i] | (uint32_t)p->w16[i] << 16;
         snprintf(res->used, sizeof res->used, "HFMA2, %s taps, F=%d",
                  p->sh->kind == STAR ? "star" : "box", c.fuse);
-    } else if (v->hooks) { /* rungs e, f (a resident grid, forced or not) and g */
+    } else if (v->hooks) { /* rungs e to h (f and h: a resident grid, forced or not) */
         const int sparse = v->rung == RUNG_SPARSE;
         const char *why = NULL;
         const cudaError_t e =
@@ -784,10 +796,10 @@ static const tc_cli_flag flags[] = {
     [FLAG_SHAPE] = {.name = "--shape",
                     .metavar = "NAME|all",
                     .help = "a shape of the table (see --list) or all (default Box-2D49P)"},
-    [FLAG_FUSE] =
-        {.name = "--fuse",
-         .metavar = "F",
-         .help = "steps per pass of the _fused, _pipe and _stmatrix rungs, 1..4 (default: by the radius)"},
+    [FLAG_FUSE] = {.name = "--fuse",
+                   .metavar = "F",
+                   .help = "steps per pass of the _fused, _pipe, _stmatrix and _stmatrix_pipe "
+                           "rungs, 1..4 (default: by the radius)"},
 };
 enum { MAX_DIM = 65536, MAX_STEPS = 10000, DEFAULT_GRID = 10240, DEFAULT_STEPS = 10 };
 
@@ -859,7 +871,7 @@ static void print_list(void)
         /* the choices --test forces on every case, besides the one the launcher makes */
         if (variants[i].fused)
             printf(" (--test forces: F = 1..%d%s)", ST_FUSE_MAX,
-                   h && h->walks_tiles ? ", each on 1 or 3 resident blocks" : "");
+                   h && h->walks_tiles ? ", on 1, 3 or 13 resident blocks" : "");
         printf("\n");
     }
     printf("\nshapes (--shape):\n");
@@ -870,7 +882,8 @@ static void print_list(void)
     printf("\nGStencil/s = grid points x steps / s. Bandwidth bound: 4 bytes per point update (one "
            "f16 read, one written)\nat the device-to-device copy bandwidth measured in the same "
            "run.\n");
-    printf("\nThe _fused, _pipe and _stmatrix rungs' tile plans (PART2.md; the tensor-core and half2 tiles "
+    printf("\nThe _fused, _pipe, _stmatrix and _stmatrix_pipe rungs' tile plans (PART2.md; the "
+           "tensor-core and half2 tiles "
            "are the same):"
            " F steps per pass,\nby the radius (*) or --fuse F; per block a halo of x columns and y "
            "rows, the output region, the cells\ncomputed per cell stored (redundancy), DRAM bytes "
@@ -1252,7 +1265,10 @@ static void fused_hooks_check(int *passed, int *failed)
     static const struct {
         const char *suffix;
         const fused_rung *hooks;
-    } rungs[] = {{"_fused", &rung_e}, {"_pipe", &rung_f}, {"_stmatrix", &rung_g}};
+    } rungs[] = {{"_fused", &rung_e},
+                 {"_pipe", &rung_f},
+                 {"_stmatrix", &rung_g},
+                 {"_stmatrix_pipe", &rung_h}};
     char first[160] = "";
     int rows = 0, wrong = 0;
     for (int i = 0; i < N_VARIANTS; i++) {
@@ -1260,21 +1276,23 @@ static void fused_hooks_check(int *passed, int *failed)
         if (v->rung != RUNG_DENSE && v->rung != RUNG_SPARSE) continue;
         const fused_rung *want = NULL;
         const size_t n = strlen(v->name);
+        size_t matched = 0; /* the longest suffix decides: _stmatrix_pipe is rung h, not f */
         for (int k = 0; k < (int)(sizeof rungs / sizeof rungs[0]); k++) {
             const size_t m = strlen(rungs[k].suffix);
-            if (n > m && strcmp(v->name + n - m, rungs[k].suffix) == 0) want = rungs[k].hooks;
+            if (n > m && m > matched && strcmp(v->name + n - m, rungs[k].suffix) == 0)
+                want = rungs[k].hooks, matched = m;
         }
         rows += want != NULL;
         if (v->hooks != want || (want && !v->fused)) {
             if (!wrong++) snprintf(first, sizeof first, "%s is bound to the wrong hooks", v->name);
         }
     }
-    const int ok = !wrong && rows == 6;
+    const int ok = !wrong && rows == 8;
     printf("%s %-44s %d fused rows, %s\n", ok ? "PASS" : "FAIL",
            "fused rows bind their rung's hooks", rows,
            wrong ? first
            : ok  ? "each its own"
-                 : "not the 6 rows of rungs e, f and g");
+                 : "not the 8 rows of rungs e, f, g and h");
     *passed += ok;
     *failed += !ok;
 }

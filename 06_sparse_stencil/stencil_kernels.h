@@ -76,6 +76,17 @@ int stencil_stmatrix_hook_result(const void *hook, int steps);
 void stencil_stmatrix_hook_release(void *hook);
 int stencil_stmatrix_registers(int sparse, int f16acc, int r);
 
+/* ---- stencil_stmatrix_pipe.cu: rung h, rung g's write-back in rung f's persistent kernel ------
+ * As stencil_pipe_hook_* (fuse 0: F by the radius; grid 0: resident blocks by the occupancy). */
+cudaError_t stencil_stmatrix_pipe_hook_prepare(int sparse, int f16acc, int r, const uint16_t *w16,
+                                               const void *in, void *p, void *q, int NY, int NX,
+                                               int ld, int fuse, int grid, void **hook,
+                                               const char **why);
+cudaError_t stencil_stmatrix_pipe_hook_launch(const void *hook, int steps, cudaStream_t stream);
+int stencil_stmatrix_pipe_hook_result(const void *hook, int steps);
+void stencil_stmatrix_pipe_hook_release(void *hook);
+int stencil_stmatrix_pipe_registers(int sparse, int f16acc, int r);
+
 /* ---- stencil_half2.cu: CUDA cores in half2 with F steps per pass (rung b2) -------------------
  * w[i] holds weight i as f16 bits in both halves (the pair (w, w) of one HFMA2). star = 1: only
  * the taps with dy = 0 or dx = 0. Built for r in {1, 2, 3, 7}, star for r <= 3.

@@ -196,15 +196,11 @@ template <bool SPARSE, bool F16ACC> static inline const void *stencil_pipe_kerne
     }
 }
 
-/* The resident blocks: as many as fit on the GPU at once (occupancy x SMs); forced > 0 takes that
- * many instead (--test: a small grid, so that blocks walk tiles). A pass launches at most one per
- * tile. Every radius's tile has 8 warps (stencil_fused_cfg). */
-template <bool SPARSE, bool F16ACC>
-static cudaError_t stencil_pipe_resident(int r, int forced, int *resident)
+/* The resident blocks of a persistent kernel `fn` of 256 threads: as many as fit on the GPU at
+ * once (occupancy x SMs); forced > 0 takes that many instead (--test: a small grid, so that blocks
+ * walk tiles). A pass launches at most one per tile. (Rung h's kernels use it too.) */
+static inline cudaError_t stencil_resident_blocks(const void *fn, int forced, int *resident)
 {
-    static_assert(stencil_fused_cfg<1>::tile::THREADS == 256 &&
-                      stencil_fused_cfg<7>::tile::THREADS == 256,
-                  "one block size for every radius");
     if (forced > 0) {
         *resident = forced;
         return cudaSuccess;
@@ -212,13 +208,21 @@ static cudaError_t stencil_pipe_resident(int r, int forced, int *resident)
     int device = 0, sms = 0, per_sm = 0;
     cudaError_t e = cudaGetDevice(&device);
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    if (e == cudaSuccess)
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, stencil_pipe_kernel_for<SPARSE, F16ACC>(r), 256, 0);
+    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, 256, 0);
     if (e != cudaSuccess) return e;
     const long n = (long)(per_sm > 0 ? per_sm : 1) * sms;
     *resident = (int)(n < 2147483647L ? n : 2147483647L);
     return cudaSuccess;
+}
+
+/* rung f's resident blocks. Every radius's tile has 8 warps (stencil_fused_cfg). */
+template <bool SPARSE, bool F16ACC>
+static cudaError_t stencil_pipe_resident(int r, int forced, int *resident)
+{
+    static_assert(stencil_fused_cfg<1>::tile::THREADS == 256 &&
+                      stencil_fused_cfg<7>::tile::THREADS == 256,
+                  "one block size for every radius");
+    return stencil_resident_blocks(stencil_pipe_kernel_for<SPARSE, F16ACC>(r), forced, resident);
 }
 
 /* one pass of `fuse` steps: in -> out, on min(resident, tiles) blocks */
