@@ -186,8 +186,9 @@ enum { N_VARIANTS = sizeof variants / sizeof variants[0], BASE = 0, DEFAULT_VARI
 /* rungs f and h under --test with F forced: their resident blocks. Odd F on 1 block, which walks
  * every tile (a buffer reloaded even on the small grids of make sanitize); F = 2 on 3 (tile counts
  * that are no multiple of it, blocks with different numbers of tiles); F = 4 on 13, more than a
- * row of tiles of 1000 x 1000 at r <= 3 (9 or 11 output regions wide), so that some block's first
- * tile lies wholly inside and a later one on the rim: rung h's choice of write-back is per tile */
+ * row of tiles of 1000 x 1000 at r <= 3 (9 output regions wide: its 3 steps make the one pass
+ * F = 3), so that some block's first tile lies wholly inside and a later one on the rim: rung h's
+ * choice of write-back is per tile */
 static int pipe_test_grid(int force) { return force % 2 ? 1 : force == 2 ? 3 : 13; }
 
 /* ---- the error model per variant ---------------------------------------------------------------
@@ -1116,9 +1117,9 @@ static void test_case(const tc_args *a, const tc_device_info *dev, const st_prob
                 continue;
             }
             st_result r;
-            /* rung f: F forced on 1 or 3 resident blocks (pipe_test_grid), so that blocks walk
-             * several tiles and load the next under the mma (its natural grid, F by the radius,
-             * at force 0, may give every block one tile) */
+            /* rungs f and h: F forced on 1, 3 or 13 resident blocks (pipe_test_grid), so that
+             * blocks walk several tiles and load the next under the mma (their natural grid, F by
+             * the radius, at force 0, may give every block one tile) */
             run_checked(&variants[i], p, cache, &n_cache, a->seed, 0, 0, force,
                         variants[i].hooks && variants[i].hooks->walks_tiles && force
                             ? pipe_test_grid(force)
@@ -1259,7 +1260,8 @@ static void fused_region_check(int *passed, int *failed)
 
 /* Every fused tensor-core row binds its own rung's hooks: rows of every fused rung compute the same
  * stencil, so a row bound to another rung's kernel would pass every case while testing the wrong
- * code. The rung is in the name: _fused (e), _pipe (f), _stmatrix (g). On the host. */
+ * code. The rung is in the name: _fused (e), _pipe (f), _stmatrix (g), _stmatrix_pipe (h; the
+ * longest suffix decides). On the host. */
 static void fused_hooks_check(int *passed, int *failed)
 {
     static const struct {
