@@ -8,7 +8,13 @@ $(d)_PROGS          := 05_mma_probe 05_mma_gemm 05_wgmma_probe 05_wgmma_gemm
 05_mma_probe_SRCS   := mma/mma_probe.c mma/mma_probe.cu
 05_mma_gemm_SRCS    := mma/main.c mma/hooks.cu
 05_wgmma_probe_SRCS := wgmma/wgmma_probe.c wgmma/wgmma_probe.cu
-05_wgmma_gemm_SRCS  := wgmma/wgmma_main.c wgmma/hooks_f16.cu wgmma/hooks_fp8.cu
+# the FP8 rungs' hooks, one file per rung (wgmma/hooks_fp8.h has what they share): a change to
+# one rung recompiles that rung alone
+05_wgmma_gemm_SRCS  := wgmma/wgmma_main.c wgmma/hooks_f16.cu \
+    wgmma/hooks_fp8_v1_promote.cu wgmma/hooks_fp8_v2_pairs.cu wgmma/hooks_fp8_v3_wide.cu \
+    wgmma/hooks_fp8_v4_tmastore.cu wgmma/hooks_fp8_v5_blockscaled.cu \
+    wgmma/hooks_fp8_v6_scales_tma.cu wgmma/hooks_fp8_v7_scale_spans.cu \
+    wgmma/hooks_fp8_v8_tmastore.cu wgmma/hooks_fp8_v9_scale_loads.cu
 05_wgmma_probe_MIN_SM := 90
 05_wgmma_probe_TARGETS_A := 90a
 05_wgmma_probe_ONLY_A    := yes

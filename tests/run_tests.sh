@@ -225,7 +225,7 @@ if command -v python3 >/dev/null 2>&1; then
         "sass: the overlap check fails a hoisted wait" \
         "sass: v4_overlap's softmax between its waits" "66 MUFU.EX2 each"
     # chapter 05's fp8_v9: its scale loads a k-tile or more ahead of their use
-    sass_check sass_early_loads.py "$build/05_mma_ptx/wgmma/hooks_fp8.cu.o" \
+    sass_check sass_early_loads.py "$build/05_mma_ptx/wgmma/hooks_fp8_v9_scale_loads.cu.o" \
         "$build/bin/05_wgmma_gemm" \
         "sass: the early-load check fails loads moved to their use" \
         "sass: fp8_v9's scale loads run ahead" "no sa * sb of its own k-tile's loads"

@@ -14,7 +14,7 @@ the epilogue's products of a load of C with beta read one load, not two). It als
 least MIN_LOADS loads in the kernel (the scales are loaded at all).
 
 Usage
-  tests/sass_early_loads.py OBJECT_OR_PROGRAM   e.g. build/05_mma_ptx/wgmma/hooks_fp8.cu.o
+  tests/sass_early_loads.py OBJECT_OR_PROGRAM   e.g. build/05_mma_ptx/wgmma/hooks_fp8_v9_scale_loads.cu.o
   tests/sass_early_loads.py --self-test         the check on two made-up listings: loads a turn
                                                 ahead (passes), loads next to their use (must fail)
 

@@ -1,7 +1,8 @@
 /* 05_mma_ptx/wgmma/wgmma_gemm.h - the Hopper ladder's rungs as hooks of the GEMM driver's variant
- * table (common/gemm_driver.h): hooks_f16.cu binds the f16/bf16 rungs v1..v6, hooks_fp8.cu the
- * FP8 rungs fp8_v1..fp8_v9, each to the plain launcher of its rung file (v4_cluster:
- * common/wgmma_v4_cluster.cuh; the others in this folder). Every variant computes
+ * table (common/gemm_driver.h): hooks_f16.cu binds the f16/bf16 rungs v1..v6,
+ * hooks_fp8_v1_promote.cu .. hooks_fp8_v9_scale_loads.cu the FP8 rungs fp8_v1..fp8_v9 (a file
+ * each), each to the plain launcher of its rung file (v4_cluster: common/wgmma_v4_cluster.cuh;
+ * the others in this folder). Every variant computes
  * C = alpha*A*B + beta*C with A row-major M x K, B column-major K x N (both K-contiguous), C
  * row-major M x N f32; A and B are f16, bf16, e4m3 or e5m2 as the variant's impl says (a pointer
  * to wgmma_in_f16, wgmma_in_bf16, wgmma_in_e4m3 or wgmma_in_e5m2). */
@@ -38,7 +39,7 @@ void hook_v6_streamk_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
 void hook_v6_streamk_release(const tc_gemm_variant *v, tc_gemm_problem *p);
 const char *hook_v6_streamk_check_state(const tc_gemm_variant *v, const tc_gemm_problem *p);
 
-/* the FP8 track (hooks_fp8.cu) */
+/* the FP8 track (hooks_fp8_v1_promote.cu .. hooks_fp8_v9_scale_loads.cu) */
 const char *hook_fp8_v1_promote_prepare(const tc_gemm_variant *v, tc_gemm_problem *p);
 void hook_fp8_v1_promote_launch(const tc_gemm_variant *v, const tc_gemm_problem *p,
                                 cudaStream_t stream);

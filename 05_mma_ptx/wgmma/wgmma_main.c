@@ -13,7 +13,7 @@
  *             fp8_v9_scale_loads (1x128 scales of A, 128x128 of B; C in f32 or bf16), against
  *             per-tensor cuBLASLt, with cuBLASLt's block-scaled mode beside them.
  * Each rung's kernel and plain launcher is its own file (the table's comments name them);
- * hooks_f16.cu and hooks_fp8.cu bind them to the rows.
+ * hooks_f16.cu and hooks_fp8_v*.cu (one per FP8 rung) bind them to the rows.
  *
  * Layout of every row: A row-major, B column-major, C row-major f32 ("RCR" in --list), as in
  * part 1 (05_mma_gemm), so the two ladders and their cuBLAS rows compare directly.
