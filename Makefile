@@ -333,10 +333,11 @@ mutants: ## apply each tests/mutants/*.patch to a scratch copy, rebuild its prog
 # docs: what the lessons generate from data: the measured tables (from docs/bench-h200.csv, between
 # <!-- table: ... --> markers) and README's support table (from the chapters' declarations and the
 # programs' --list, so the programs are built first); prose figures are only checked (make test)
-docs: $(BUILT_PROGRAMS) ## rewrite the generated tables of the lessons (docs/bench-h200.csv) and README's support table (the declarations)
+docs: $(BUILT_PROGRAMS) ## rewrite the generated tables of the lessons (docs/bench-h200.csv), README's support table (the declarations) and CONTRIBUTING's forced choices (--list)
 	python3 tests/rename_rows.py --write
 	python3 tests/doc_numbers.py --write
 	python3 tests/support_table.py --write --bin $(BUILD)/bin
+	python3 tests/forced_choices.py --write --bin $(BUILD)/bin
 
 format: ## apply .clang-format to every C, CUDA and header file
 	clang-format -i $(sort $(wildcard common/*.[ch] common/*.cu common/*.cuh tests/*.[ch] */*.c */*.h */*.cu */*.cuh))

@@ -182,6 +182,12 @@ else
     77) printf '%-4s %-58s %s\n' note "docs: the support table" "$out" ;;
     *) result FAIL "docs: the support table is as declared" "$out" ;;
     esac
+    out=$(python3 "$here/forced_choices.py" --bin "$build/bin" 2>&1)
+    case $? in
+    0) result PASS "docs: the forced choices are as --list says" "$out" ;;
+    77) printf '%-4s %-58s %s\n' note "docs: the forced choices" "$out" ;;
+    *) result FAIL "docs: the forced choices are as --list says" "$out" ;;
+    esac
 fi
 
 # ---- the mutation suite: every patch of tests/mutants/ still applies (make mutants runs them) ------

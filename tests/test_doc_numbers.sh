@@ -97,4 +97,13 @@ else
     support=" (support table not checked: $(head -n 1 "$tmp/out"))"
 fi
 
+# the forced-choices table: a choice edited by hand is reported (unless the programs are not built)
+if python3 "$here/forced_choices.py" > "$tmp/out" 2>&1; then
+    sed 's/| 7clusters, 1cluster |$/| 1cluster |/' "$root/CONTRIBUTING.md" > "$tmp/CONTRIBUTING.md"
+    cmp -s "$root/CONTRIBUTING.md" "$tmp/CONTRIBUTING.md" && fail "could not edit the forced-choices table"
+    python3 "$here/forced_choices.py" "$tmp/CONTRIBUTING.md" > "$tmp/out" 2>&1 && fail "an edited forced-choices table passed"
+    grep -q "forced-choices table is stale" "$tmp/out" || fail "forced choices: $(head -n 1 "$tmp/out")"
+    support="$support; an edited forced choice fails"
+fi
+
 echo "PASS doc_numbers: right figures and tables pass; a wrong value, a wrong ratio, a stale table, a missing row, a wrong figure in scientific notation, a marker with no number and a changed figure in a copy of PART2.md fail$support"
