@@ -34,7 +34,7 @@
  *   e4m3_f32       FP8 E4M3 A, B; f32 C; through cublasLtMatmul (sm_89+, TN only, dimensions
  *                  multiples of 16).
  *
- * Minimum: sm_70 for the chapter; each mode names its own minimum (TF32 and BF16 need sm_80,
+ * Minimum: sm_75 for the chapter; each mode names its own minimum (TF32 and BF16 need sm_80,
  *   INT8 tensor cores sm_75, FP8 sm_89). CUDA 13.x (compiled here; sm_75 and newer) or 12.x
  *   (expected to work, not compiled here; the only toolkit for sm_70).
  *

@@ -32,7 +32,7 @@
  * Layers: see `layers[]` below; conv1_c3pad8 is conv1 with its 3 input channels padded to 8
  *   with zeros (same result, same useful FLOPs, counted as for C = 3).
  *
- * Minimum: sm_70 (BF16 sm_80), cuDNN 9 (loaded at run time; exit 77 without it).
+ * Minimum: sm_70 (BF16 and the f32 tensor-op row sm_80), cuDNN 9 (loaded at run time; exit 77 without it).
  *
  * Build and run
  *   make                                   # builds build/bin/02_cudnn_conv
