@@ -1210,6 +1210,17 @@ static void error_growth(const tc_args *a, const tc_device_info *dev, int si, in
     printf("\n");
 }
 
+/* every grid --test runs: the exact-integer grid, the test grids, the fused rungs' own */
+enum { N_ALL_GRIDS = N_TEST_GRIDS + 2 };
+static int all_test_grids(const test_grid *grids[N_ALL_GRIDS])
+{
+    int n = 0;
+    grids[n++] = &exact_grid;
+    for (int gi = 0; gi < N_TEST_GRIDS; gi++) grids[n++] = &test_grids[gi];
+    grids[n++] = &fused_grid;
+    return n;
+}
+
 /* The fused kernels' shortcut, st_fuse_region_inside (a block's write-back without a test per
  * cell), against the rule it stands for: every cell of the block's compute region is one a step
  * updates (st_interior). Every block of every plan --test runs (radius, F = 1 .. ST_FUSE_MAX, every
@@ -1218,11 +1229,8 @@ static void error_growth(const tc_args *a, const tc_device_info *dev, int si, in
 static void fused_region_check(int *passed, int *failed)
 {
     static const int radii[] = {1, 2, 3, 7};
-    const test_grid *grids[N_TEST_GRIDS + 2];
-    int n_grids = 0;
-    grids[n_grids++] = &exact_grid;
-    for (int gi = 0; gi < N_TEST_GRIDS; gi++) grids[n_grids++] = &test_grids[gi];
-    grids[n_grids++] = &fused_grid;
+    const test_grid *grids[N_ALL_GRIDS];
+    const int n_grids = all_test_grids(grids);
     long blocks = 0, inside = 0, wrong = 0;
     char first[200] = "";
     for (int ri = 0; ri < 4; ri++)
@@ -1266,11 +1274,8 @@ static void fused_region_check(int *passed, int *failed)
 static void walk_grid_check(int *passed, int *failed)
 {
     static const int radii[] = {1, 2, 3, 7};
-    const test_grid *grids[N_TEST_GRIDS + 2];
-    int n_grids = 0;
-    grids[n_grids++] = &exact_grid;
-    for (int gi = 0; gi < N_TEST_GRIDS; gi++) grids[n_grids++] = &test_grids[gi];
-    grids[n_grids++] = &fused_grid;
+    const test_grid *grids[N_ALL_GRIDS];
+    const int n_grids = all_test_grids(grids);
     int radii_reached = 0;
     char missing[64] = "";
     for (int ri = 0; ri < 4; ri++) {
