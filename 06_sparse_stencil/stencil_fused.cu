@@ -8,102 +8,62 @@
  * (stencil_fused_prepare_fuse). The hook owns the workspace of packed bands.
  *
  * Minimum: sm_80; CUDA 12.5 (as stencil_tc.cu). Build and run: see stencil.c. */
-#include "stencil_kernels.h"
+#include "stencil_fused_hook.cuh"
 
-#include "stencil_fused.cuh"
-
-typedef struct {
-    stencil_fused_plan plan;
-    void *workspace;
-} fused_hook;
-
-template <bool SPARSE, bool F16ACC>
-static cudaError_t fused_prepare(fused_hook *h, int r, const __half *w, const __half *in,
-                                 __half *p, __half *q, int NY, int NX, int ld, int fuse,
-                                 const char **why)
-{
-    size_t bytes = 0;
-    cudaError_t e = stencil_tc_workspace_size<SPARSE>(r, &bytes);
-    if (e == cudaSuccess) e = cudaMalloc(&h->workspace, bytes);
-    if (e == cudaSuccess)
-        e = stencil_fused_prepare_fuse<SPARSE, F16ACC>(&h->plan, r, w, in, p, q, NY, NX, ld,
-                                                       h->workspace, bytes, fuse);
-    if (e == cudaErrorNotSupported) {
-        *why = stencil_fused_unsupported<SPARSE, F16ACC>(r, NY, NX, ld, in, p, q, fuse);
-        if (!*why) *why = "a band that is not 2:4 after the swap";
+struct rung_e {
+    typedef stencil_fused_plan plan;
+    static constexpr const char *f32_why =
+        "the driver builds the fused kernels with f16 accumulators only";
+    template <bool SPARSE>
+    static cudaError_t prepare(plan *pl, int r, const __half *w, const __half *in, __half *p,
+                               __half *q, int NY, int NX, int ld, void *ws, size_t bytes, int fuse,
+                               int grid)
+    {
+        (void)grid; /* one block per tile */
+        return stencil_fused_prepare_fuse<SPARSE, true>(pl, r, w, in, p, q, NY, NX, ld, ws, bytes,
+                                                        fuse);
     }
-    return e;
-}
+    template <bool SPARSE>
+    static const char *unsupported(int r, int NY, int NX, int ld, const __half *in, const __half *p,
+                                   const __half *q, int fuse)
+    {
+        return stencil_fused_unsupported<SPARSE, true>(r, NY, NX, ld, in, p, q, fuse);
+    }
+    template <bool SPARSE> static cudaError_t run(const plan *pl, int steps, cudaStream_t stream)
+    {
+        return stencil_fused_run<SPARSE, true>(pl, steps, stream);
+    }
+    template <bool SPARSE> static const void *kernel(int r)
+    {
+        return stencil_fused_kernel_for<SPARSE, true>(r);
+    }
+    static const stencil_fused_plan &fused(const plan *pl) { return *pl; }
+};
 
 extern "C" cudaError_t stencil_fused_hook_prepare(int sparse, int f16acc, int r,
                                                   const uint16_t *w16, const void *in, void *p,
                                                   void *q, int NY, int NX, int ld, int fuse,
                                                   void **hook, const char **why)
 {
-    *hook = NULL, *why = NULL;
-    fused_hook *h = (fused_hook *)calloc(1, sizeof *h);
-    if (!h) return cudaErrorMemoryAllocation;
-    const __half *w = (const __half *)w16, *src = (const __half *)in;
-    __half *dp = (__half *)p, *dq = (__half *)q;
-    const int f = fuse > 0 ? fuse : st_fuse_default(r);
-    cudaError_t e;
-    if (!f16acc) { /* the table's fused rows are the f16 ones; the template takes both */
-        *why = "the driver builds the fused kernels with f16 accumulators only";
-        e = cudaErrorNotSupported;
-    } else if (sparse) {
-        e = fused_prepare<true, true>(h, r, w, src, dp, dq, NY, NX, ld, f, why);
-    } else {
-        e = fused_prepare<false, true>(h, r, w, src, dp, dq, NY, NX, ld, f, why);
-    }
-    if (e != cudaSuccess) {
-        stencil_fused_hook_release(h);
-        return e;
-    }
-    *hook = h;
-    return cudaSuccess;
+    return fused_hook_prepare<rung_e>(sparse, f16acc, r, w16, in, p, q, NY, NX, ld, fuse, 0, hook,
+                                      why);
 }
-
 extern "C" cudaError_t stencil_fused_hook_launch(const void *hook, int steps, cudaStream_t stream)
 {
-    const stencil_fused_plan *plan = &((const fused_hook *)hook)->plan;
-    if (plan->tc.sparse) return stencil_fused_run<true, true>(plan, steps, stream);
-    return stencil_fused_run<false, true>(plan, steps, stream);
+    return fused_hook_launch<rung_e>(hook, steps, stream);
 }
-
 extern "C" int stencil_fused_hook_result(const void *hook, int steps)
 {
-    return st_fuse_result(steps, ((const fused_hook *)hook)->plan.fuse);
+    return fused_hook_result<rung_e>(hook, steps);
 }
-
-extern "C" int stencil_fused_hook_fuse(const void *hook) { return ((const fused_hook *)hook)->plan.fuse; }
-
-extern "C" void stencil_fused_hook_release(void *hook)
+extern "C" int stencil_fused_hook_fuse(const void *hook)
 {
-    fused_hook *h = (fused_hook *)hook;
-    if (!h) return;
-    if (h->workspace) (void)cudaFree(h->workspace);
-    free(h);
+    return ((const fused_hook<rung_e> *)hook)->plan.fuse;
 }
-
-template <int R> static int fused_regs_r(int sparse, int f16acc)
-{
-    cudaFuncAttributes fa;
-    if (!f16acc) return -1;
-    const cudaError_t err =
-        sparse ? cudaFuncGetAttributes(&fa, stencil_fused_for<R, true, true>::fn)
-               : cudaFuncGetAttributes(&fa, stencil_fused_for<R, false, true>::fn);
-    return err == cudaSuccess ? fa.numRegs : -1;
-}
-
+extern "C" void stencil_fused_hook_release(void *hook) { fused_hook_release<rung_e>(hook); }
 extern "C" int stencil_fused_registers(int sparse, int f16acc, int r)
 {
-    switch (r) {
-    case 1: return fused_regs_r<1>(sparse, f16acc);
-    case 2: return fused_regs_r<2>(sparse, f16acc);
-    case 3: return fused_regs_r<3>(sparse, f16acc);
-    case 7: return fused_regs_r<7>(sparse, f16acc);
-    default: return -1;
-    }
+    return fused_hook_registers<rung_e>(sparse, f16acc, r);
 }
 
 extern "C" int stencil_fused_plan_for(int r, int fuse, long NY, long NX, st_fuse_plan *plan)

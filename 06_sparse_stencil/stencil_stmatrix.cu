@@ -6,99 +6,59 @@
  * radius or forced. The hook owns the workspace of packed bands.
  *
  * Minimum: sm_90 (stmatrix); CUDA 12.5. Build and run: see stencil.c. */
-#include "stencil_kernels.h"
+#include "stencil_fused_hook.cuh"
 
 #include "stencil_stmatrix.cuh"
 
-typedef struct {
-    stencil_fused_plan plan;
-    void *workspace;
-} stmatrix_hook;
-
-template <bool SPARSE>
-static cudaError_t stmatrix_prepare(stmatrix_hook *h, int r, const __half *w, const __half *in,
-                                    __half *p, __half *q, int NY, int NX, int ld, int fuse,
-                                    const char **why)
-{
-    size_t bytes = 0;
-    cudaError_t e = stencil_tc_workspace_size<SPARSE>(r, &bytes);
-    if (e == cudaSuccess) e = cudaMalloc(&h->workspace, bytes);
-    if (e == cudaSuccess)
-        e = stencil_stmatrix_prepare<SPARSE, true>(&h->plan, r, w, in, p, q, NY, NX, ld,
-                                                   h->workspace, bytes, fuse);
-    if (e == cudaErrorNotSupported) {
-        *why = stencil_stmatrix_unsupported<SPARSE, true>(r, NY, NX, ld, in, p, q, fuse);
-        if (!*why) *why = "a band that is not 2:4 after the swap";
+struct rung_g {
+    typedef stencil_fused_plan plan;
+    static constexpr const char *f32_why =
+        "the driver builds the stmatrix kernels with f16 accumulators only";
+    template <bool SPARSE>
+    static cudaError_t prepare(plan *pl, int r, const __half *w, const __half *in, __half *p,
+                               __half *q, int NY, int NX, int ld, void *ws, size_t bytes, int fuse,
+                               int grid)
+    {
+        (void)grid; /* one block per tile */
+        return stencil_stmatrix_prepare<SPARSE, true>(pl, r, w, in, p, q, NY, NX, ld, ws, bytes,
+                                                      fuse);
     }
-    return e;
-}
+    template <bool SPARSE>
+    static const char *unsupported(int r, int NY, int NX, int ld, const __half *in, const __half *p,
+                                   const __half *q, int fuse)
+    {
+        return stencil_stmatrix_unsupported<SPARSE, true>(r, NY, NX, ld, in, p, q, fuse);
+    }
+    template <bool SPARSE> static cudaError_t run(const plan *pl, int steps, cudaStream_t stream)
+    {
+        return stencil_stmatrix_run<SPARSE, true>(pl, steps, stream);
+    }
+    template <bool SPARSE> static const void *kernel(int r)
+    {
+        return stencil_stmatrix_kernel_for<SPARSE, true>(r);
+    }
+    static const stencil_fused_plan &fused(const plan *pl) { return *pl; }
+};
 
 extern "C" cudaError_t stencil_stmatrix_hook_prepare(int sparse, int f16acc, int r,
                                                      const uint16_t *w16, const void *in, void *p,
                                                      void *q, int NY, int NX, int ld, int fuse,
                                                      void **hook, const char **why)
 {
-    *hook = NULL, *why = NULL;
-    stmatrix_hook *h = (stmatrix_hook *)calloc(1, sizeof *h);
-    if (!h) return cudaErrorMemoryAllocation;
-    const __half *w = (const __half *)w16, *src = (const __half *)in;
-    __half *dp = (__half *)p, *dq = (__half *)q;
-    const int f = fuse > 0 ? fuse : st_fuse_default(r);
-    cudaError_t e;
-    if (!f16acc) { /* the table's stmatrix rows are the f16 ones */
-        *why = "the driver builds the stmatrix kernels with f16 accumulators only";
-        e = cudaErrorNotSupported;
-    } else if (sparse) {
-        e = stmatrix_prepare<true>(h, r, w, src, dp, dq, NY, NX, ld, f, why);
-    } else {
-        e = stmatrix_prepare<false>(h, r, w, src, dp, dq, NY, NX, ld, f, why);
-    }
-    if (e != cudaSuccess) {
-        stencil_stmatrix_hook_release(h);
-        return e;
-    }
-    *hook = h;
-    return cudaSuccess;
+    return fused_hook_prepare<rung_g>(sparse, f16acc, r, w16, in, p, q, NY, NX, ld, fuse, 0, hook,
+                                      why);
 }
-
 extern "C" cudaError_t stencil_stmatrix_hook_launch(const void *hook, int steps,
                                                     cudaStream_t stream)
 {
-    const stencil_fused_plan *plan = &((const stmatrix_hook *)hook)->plan;
-    if (plan->tc.sparse) return stencil_stmatrix_run<true, true>(plan, steps, stream);
-    return stencil_stmatrix_run<false, true>(plan, steps, stream);
+    return fused_hook_launch<rung_g>(hook, steps, stream);
 }
-
 extern "C" int stencil_stmatrix_hook_result(const void *hook, int steps)
 {
-    return st_fuse_result(steps, ((const stmatrix_hook *)hook)->plan.fuse);
+    return fused_hook_result<rung_g>(hook, steps);
 }
-
-extern "C" void stencil_stmatrix_hook_release(void *hook)
-{
-    stmatrix_hook *h = (stmatrix_hook *)hook;
-    if (!h) return;
-    if (h->workspace) (void)cudaFree(h->workspace);
-    free(h);
-}
-
-template <int R> static int stmatrix_regs_r(int sparse)
-{
-    cudaFuncAttributes fa;
-    const cudaError_t err =
-        sparse ? cudaFuncGetAttributes(&fa, stencil_stmatrix_for<R, true, true>::fn)
-               : cudaFuncGetAttributes(&fa, stencil_stmatrix_for<R, false, true>::fn);
-    return err == cudaSuccess ? fa.numRegs : -1;
-}
-
+extern "C" void stencil_stmatrix_hook_release(void *hook) { fused_hook_release<rung_g>(hook); }
 extern "C" int stencil_stmatrix_registers(int sparse, int f16acc, int r)
 {
-    if (!f16acc) return -1;
-    switch (r) {
-    case 1: return stmatrix_regs_r<1>(sparse);
-    case 2: return stmatrix_regs_r<2>(sparse);
-    case 3: return stmatrix_regs_r<3>(sparse);
-    case 7: return stmatrix_regs_r<7>(sparse);
-    default: return -1;
-    }
+    return fused_hook_registers<rung_g>(sparse, f16acc, r);
 }
