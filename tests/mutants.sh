@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/mutants.sh [--check] [--list] [--build-only] [--shard i/n] [--chapters "05 07"] [--jobs J]
-#                  [--stop-after K] [--build DIR] [--keep] [MUTANT...] - the mutation suite behind
-#                  `make mutants`.
+#                  [--stop-after K] [--no-racecheck] [--build DIR] [--keep] [MUTANT...] - the
+#                  mutation suite behind `make mutants`.
 #
 # tests/mutants/NNN_name.patch is a plausible bug in a kernel or a launcher: a unified diff (applied
 # with `patch -p1` from the repository root) after a header of "# key: value" lines:
@@ -17,13 +17,18 @@
 # timeout TC_MUTANT_TIMEOUT seconds, default 180) and prints one line per mutant:
 #   caught   some case failed (exit 1; a crash or a timeout counts too): the FAIL lines and the
 #            distinct failing cases are counted, and a mutant with one failing case is named as a
-#            single witness
-#   missed   exit 0, every case passed
+#            single witness; or every case passed and the second check, racecheck, found a hazard
+#   missed   exit 0, every case passed, and racecheck found no hazard (or was not run)
 #   invalid  the patch does not apply, the program does not build with it, or the build
 #            recompiled nothing (the patch misses the program's sources)
 #   skipped  every variant exited 77 (no GPU, too old a GPU), or the unmutated program cannot be
 #            built here
-# then "N caught, N missed, N invalid, N skipped of N mutants". Builds run in parallel (--jobs,
+# The second check: a mutant whose --test passes is run again under compute-sanitizer's racecheck
+# (`make sanitize`'s options, tests/racecheck_opts.sh: cp.async copies tracked), with
+# TC_TEST_SMALL=1, for each of its variants; a hazard catches it when the unmutated program run the
+# same way has none. A race the GPU's timing hides (a copy that lands before its late read) passes
+# every case but not racecheck. Needs compute-sanitizer on PATH; --no-racecheck leaves it out.
+# The summary: "N caught, N missed, N invalid, N skipped of N mutants". Builds run in parallel (--jobs,
 # default the number of cores), the --test runs one after another (one GPU). Results go to
 # BUILD/mutants/: results/NAME.txt per mutant, table.txt (every mutant, with its latest result:
 # kind, caught/missed, FAIL lines, failing cases, seconds), logs/. Exit 0 when no selected mutant
@@ -56,6 +61,7 @@
 #                 to its K-th failing case instead of the whole test, and its count reads "K cases
 #                 (stopped)", enough to tell a single witness from a catch by several. Default 0
 #                 (run everything), or TC_MUTANT_STOP_AFTER; make mutants STOP_AFTER=K
+#   --no-racecheck  no second check under racecheck for the mutants whose --test passed
 #   --build DIR   the build folder (make's BUILD; default build)
 #   --keep        keep the scratch trees (their path is printed)
 #   MUTANT...     only these mutants (names, or NNN prefixes)
@@ -67,16 +73,17 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 mdir=$top/tests/mutants
 usage() {
     echo "usage: tests/mutants.sh [--check] [--list] [--build-only] [--shard i/n] [--chapters \"05 07\"]" \
-        "[--jobs J] [--stop-after K] [--build DIR] [--keep] [MUTANT...]" >&2
+        "[--jobs J] [--stop-after K] [--no-racecheck] [--build DIR] [--keep] [MUTANT...]" >&2
     exit 2
 }
 
-mode=run shard_i=0 shard_n=1 chapters="" jobs="" build=build keep=0 only=()
+mode=run shard_i=0 shard_n=1 chapters="" jobs="" build=build keep=0 only=() no_race=0
 stop_after=${TC_MUTANT_STOP_AFTER:-0}
 while [ $# -gt 0 ]; do
     case $1 in
     --check) mode=check ;;
     --self-test) mode=self-test ;;
+    --no-racecheck) no_race=1 ;;
     --list) mode=list ;;
     --build-only) mode=build ;;
     --shard)
@@ -507,6 +514,45 @@ builder=$!
 
 # ---- the runs, one after another, as the builds finish -----------------------------------------
 timeout_s=${TC_MUTANT_TIMEOUT:-180}
+# racecheck, for the mutants whose --test passed (when compute-sanitizer is on PATH): sets
+# race_caught ("N hazards in VARIANT" at the first variant with one) or race_missed (why not)
+race_stage=0
+if [ $mode = run ] && [ $no_race = 0 ] && command -v compute-sanitizer >/dev/null; then
+    # shellcheck source=tests/racecheck_opts.sh
+    . "$top/tests/racecheck_opts.sh"
+    race_stage=1
+    echo "mutants: a mutant that passes --test is run under racecheck on the small sizes; $race_async_note"
+fi
+racecheck_run() { # DIR PROGRAM_PATH VARIANT LOG: exit 0 clean, 99 a hazard, else the tool's trouble
+    { (cd "$1" && env -u TC_REQUIRE_GPU TC_TEST_SMALL=1 timeout -k 10 "$timeout_s" \
+        compute-sanitizer --tool racecheck --racecheck-report hazard "${racecheck_opts[@]}" \
+        --error-exitcode 99 "$2" --test --variant "$3") >"$4" 2>&1; } 2>/dev/null
+}
+race_check() { # MUTANT PROGRAM DIR
+    local v log rc hazards
+    race_caught="" race_missed="no hazard"
+    for v in ${h_variants[$1]//,/ }; do
+        log=$out/logs/$1.$v.racecheck.log
+        racecheck_run "$3" "build/bin/$2" "$v" "$log"
+        rc=$?
+        hazards=$(grep -m1 -oE 'RACECHECK SUMMARY: .*' "$log")
+        case $rc in
+        0) continue ;;
+        124 | 137) race_missed="timed out after $timeout_s s in $v"; return ;;
+        99) ;;
+        *) race_missed="exit $rc in $v (log $log)"; return ;;
+        esac
+        # a witness only if the unmutated program is clean in the same run
+        racecheck_run "$top" "$build_abs/bin/$2" "$v" "$out/logs/$1.$v.racecheck-unmutated.log"
+        rc=$?
+        if [ $rc = 0 ]; then
+            race_caught="${hazards#RACECHECK SUMMARY: } in $v (the unmutated program: none)"
+        else
+            race_missed="the unmutated $v is not clean either (exit $rc, log $out/logs/$1.$v.racecheck-unmutated.log)"
+        fi
+        return
+    done
+}
 n_caught=0 n_missed=0 n_invalid=0 n_skipped=0
 single=() missed=() invalid=()
 for m in "${sel[@]}"; do
@@ -580,6 +626,17 @@ for m in "${sel[@]}"; do
         fi
         [ -z "$notes" ] || detail+="${detail:+;}$notes"
         [ "$result" = skipped ] || [ -z "$skip_note" ] || detail+="; some variants skipped: $skip_note"
+        # the second check: a mutant every case passed, run again under racecheck (make sanitize's
+        # check) on the small sizes; a hazard catches it (a race the GPU's timing hides)
+        if [ "$result" = missed ] && [ $race_stage = 1 ]; then
+            race_check "$m" "$p" "$dir"
+            if [ -n "$race_caught" ]; then
+                result=caught detail="every --test case passed; racecheck: $race_caught"
+                per_variant+="racecheck=caught "
+            else
+                detail+="; racecheck: $race_missed"
+            fi
+        fi
     fi
     case $result in
     caught)
