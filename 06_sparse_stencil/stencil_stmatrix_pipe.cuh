@@ -2,7 +2,7 @@
  * (sm_90) in rung f's persistent kernel, which loads the next tile under this tile's tensor work.
  *
  * Parent: rung g, stencil_stmatrix_kernel (stencil_stmatrix.cuh); the other parent is rung f,
- * stencil_pipe_kernel (stencil_pipe.cuh), and this kernel is rung f's with one change, rung g's.
+ * stencil_pipe_kernel (stencil_pipe.cuh), and this kernel is rung f's with rung g's write-back.
  * What changes, and why it should be faster (PART3.md, "Rung h"):
  *   Rung g cut a pass's instructions by a third (an H100 profile at Box-2D49P: 164.9 M warp
  *   instructions to 110.3 M) and the largest stall left is the tile's global loads again (long
@@ -12,7 +12,10 @@
  *   stays resident and walks the tiles as in rung f, and each step's write-back of a tile wholly
  *   inside the grid is rung g's stmatrix.x4.trans into the buffer of the tile being computed.
  *   The choice between stmatrix and the per-cell test is made per tile: a block's tiles are
- *   inside and on the rim in turn, where rung g's block had one tile.
+ *   inside and on the rim in turn, where rung g's block had one tile. So the F steps are a
+ *   function with two instantiations, one per write-back, chosen once per tile
+ *   (stencil_stmatrix_pipe_steps): with the choice inside one step loop, ptxas computed the
+ *   rim's per-cell tests for every tile (an H100 profile: 36% more instructions than rung g).
  *   Costs: rung f's (two tiles of shared memory, the tile loop's registers under its launch bound)
  *   and rung g's (sm_90; S even).
  *
@@ -28,6 +31,81 @@
 
 #include "stencil_pipe.cuh"     /* rung f: the geometry of a pass, the plan, the tile walk */
 #include "stencil_stmatrix.cuh" /* rung g: stencil_stmatrix_write_back */
+
+/* The F steps of one tile, with the write-back of a tile wholly inside the grid (INSIDE) or of one
+ * that touches the rim. Two instantiations, chosen per tile, instead of one loop that tests
+ * INSIDE at every step: in that form (this rung's first build) ptxas hoisted the rim's per-cell
+ * bounds tests out of the step loop, above the test, so every tile computed them (about 330
+ * instructions per warp and tile at r = 3, kept in registers with P2R), inside or not. */
+template <class T, bool SPARSE, bool F16ACC, bool INSIDE>
+__device__ __forceinline__ void
+stencil_stmatrix_pipe_steps(__half *tsm, const uint32_t (&a)[T::D][SPARSE ? 4 : 8],
+                            const uint32_t (&e)[T::PAIRS], int lane, int wx, int wy, int y_warp,
+                            int x_warp, int y_tile, int x_tile, int NY, int NX, int fuse)
+{
+    constexpr int R = T::R, S = T::S, D = T::D, NA = SPARSE ? 4 : 8;
+    const uint32_t base = smem_u32(tsm);
+    for (int step = 0; step < fuse; step++) {
+        /* 3. one step of the compute region: window o feeds every tile s = o - dy (rung e's) */
+        float acc[S][4];
+        uint32_t acc16[S][2];
+#pragma unroll
+        for (int s = 0; s < S; s++) {
+            acc[s][0] = acc[s][1] = acc[s][2] = acc[s][3] = 0.0f;
+            acc16[s][0] = acc16[s][1] = 0u;
+        }
+#pragma unroll
+        for (int oo = 0; oo < S + 2 * R; oo++) {
+            uint32_t b[4];
+            if (SPARSE)
+                tc_load_b_swapped<T>(b, base, lane, wx, wy, oo);
+            else
+                tc_load_b<T>(b, base, lane, wx, wy, oo);
+#pragma unroll
+            for (int dd = 0; dd < D; dd++) {
+                const int s = oo - dd;
+                if (s < 0 || s >= S) continue;
+                if (SPARSE) {
+                    const uint32_t ad[4] = {a[dd][0], a[dd][1], a[dd][2], a[dd][3]};
+                    if (F16ACC) {
+                        if (dd & 1)
+                            mma_sp_m16n8k32_f16f16<1>(acc16[s], ad, b, e[dd / 2]);
+                        else
+                            mma_sp_m16n8k32_f16f16<0>(acc16[s], ad, b, e[dd / 2]);
+                    } else {
+                        if (dd & 1)
+                            mma_sp_m16n8k32_f16f32<1>(acc[s], ad, b, e[dd / 2]);
+                        else
+                            mma_sp_m16n8k32_f16f32<0>(acc[s], ad, b, e[dd / 2]);
+                    }
+                } else {
+                    const uint32_t a0[4] = {a[dd][0], a[dd][1], a[dd][2], a[dd][3]};
+                    const uint32_t a1[4] = {a[dd][4 % NA], a[dd][5 % NA], a[dd][6 % NA],
+                                            a[dd][7 % NA]};
+                    const uint32_t b0[2] = {b[0], b[1]}, b1[2] = {b[2], b[3]};
+                    if (F16ACC) {
+                        mma_m16n8k16_f16f16(acc16[s], a0, b0);
+                        mma_m16n8k16_f16f16(acc16[s], a1, b1);
+                    } else {
+                        mma_m16n8k16_f16f32(acc[s], a0, b0);
+                        mma_m16n8k16_f16f32(acc[s], a1, b1);
+                    }
+                }
+            }
+        }
+
+        /* 4. back into this tile's buffer, in place, once every warp has read it: rung g's
+         *    stmatrix for a region wholly inside (every cell), rung e's per-cell test for one
+         *    that touches the rim */
+        __syncthreads();
+        if constexpr (INSIDE)
+            stencil_stmatrix_write_back<T, F16ACC>(base, acc, acc16, lane, y_warp, x_warp);
+        else
+            stencil_fused_write_back<T, F16ACC, true>(tsm, acc, acc16, lane, y_warp, x_warp,
+                                                      y_tile, x_tile, NY, NX);
+        __syncthreads();
+    }
+}
 
 /* One pass: every tile of the grid, g.fuse steps each, by blocks that stay resident. */
 template <class T, bool SPARSE, bool F16ACC, int MIN_BLOCKS>
@@ -84,69 +162,17 @@ __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS)
         }
         __syncthreads();
 
-        const uint32_t base = smem_u32(tsm);
-        /* the compute region wholly among the grid's updated cells: no test per cell */
-        const bool region_inside = st_fuse_region_inside(y_tile, x_tile, T::BX, T::BY, R, NY, NX);
-        for (int step = 0; step < g.fuse; step++) {
-            /* 3. one step of the compute region: window o feeds every tile s = o - dy (rung e's) */
-            float acc[S][4];
-            uint32_t acc16[S][2];
-#pragma unroll
-            for (int s = 0; s < S; s++) {
-                acc[s][0] = acc[s][1] = acc[s][2] = acc[s][3] = 0.0f;
-                acc16[s][0] = acc16[s][1] = 0u;
-            }
-#pragma unroll
-            for (int oo = 0; oo < S + 2 * R; oo++) {
-                uint32_t b[4];
-                if (SPARSE)
-                    tc_load_b_swapped<T>(b, base, lane, wx, wy, oo);
-                else
-                    tc_load_b<T>(b, base, lane, wx, wy, oo);
-#pragma unroll
-                for (int dd = 0; dd < D; dd++) {
-                    const int s = oo - dd;
-                    if (s < 0 || s >= S) continue;
-                    if (SPARSE) {
-                        const uint32_t ad[4] = {a[dd][0], a[dd][1], a[dd][2], a[dd][3]};
-                        if (F16ACC) {
-                            if (dd & 1)
-                                mma_sp_m16n8k32_f16f16<1>(acc16[s], ad, b, e[dd / 2]);
-                            else
-                                mma_sp_m16n8k32_f16f16<0>(acc16[s], ad, b, e[dd / 2]);
-                        } else {
-                            if (dd & 1)
-                                mma_sp_m16n8k32_f16f32<1>(acc[s], ad, b, e[dd / 2]);
-                            else
-                                mma_sp_m16n8k32_f16f32<0>(acc[s], ad, b, e[dd / 2]);
-                        }
-                    } else {
-                        const uint32_t a0[4] = {a[dd][0], a[dd][1], a[dd][2], a[dd][3]};
-                        const uint32_t a1[4] = {a[dd][4 % NA], a[dd][5 % NA], a[dd][6 % NA],
-                                                a[dd][7 % NA]};
-                        const uint32_t b0[2] = {b[0], b[1]}, b1[2] = {b[2], b[3]};
-                        if (F16ACC) {
-                            mma_m16n8k16_f16f16(acc16[s], a0, b0);
-                            mma_m16n8k16_f16f16(acc16[s], a1, b1);
-                        } else {
-                            mma_m16n8k16_f16f32(acc[s], a0, b0);
-                            mma_m16n8k16_f16f32(acc[s], a1, b1);
-                        }
-                    }
-                }
-            }
-
-            /* 4. back into this tile's buffer, in place, once every warp has read it: rung g's
-             *    stmatrix for a region wholly inside (every cell), rung e's per-cell test for one
-             *    that touches the rim; a block's tiles differ, so the choice is made per tile */
-            __syncthreads();
-            if (region_inside)
-                stencil_stmatrix_write_back<T, F16ACC>(base, acc, acc16, lane, y_warp, x_warp);
-            else
-                stencil_fused_write_back<T, F16ACC, true>(tsm, acc, acc16, lane, y_warp, x_warp,
-                                                          y_tile, x_tile, NY, NX);
-            __syncthreads();
-        }
+        /* 3-4. the F steps: the compute region wholly among the grid's updated cells needs no
+         *      test per cell (rung g's stmatrix write-back); a block's tiles differ, so the
+         *      choice is made per tile */
+        if (st_fuse_region_inside(y_tile, x_tile, T::BX, T::BY, R, NY, NX))
+            stencil_stmatrix_pipe_steps<T, SPARSE, F16ACC, true>(tsm, a, e, lane, wx, wy, y_warp,
+                                                                 x_warp, y_tile, x_tile, NY, NX,
+                                                                 g.fuse);
+        else
+            stencil_stmatrix_pipe_steps<T, SPARSE, F16ACC, false>(tsm, a, e, lane, wx, wy, y_warp,
+                                                                  x_warp, y_tile, x_tile, NY, NX,
+                                                                  g.fuse);
 
         /* 5. the output region: coalesced 16-byte stores of its interior cells (rung e's) */
         const int vec_per_row = g.out_x / 8;
