@@ -578,8 +578,8 @@ typedef struct {
     int B, H, Sq, Sk, D;
     layout_kind layout;
 } test_shape;
-/* tails of every tile, Sq < Sk and Sq > Sk (causal: fully masked rows and blocks; 100 x 36 with
- * Sk % 4 == 0, so that v0's float4 paths meet them too), a single query and a single key, whole
+/* tails of every tile, Sq < Sk and Sq > Sk (causal: fully masked rows and blocks; 100 x 36 and
+ * 90 x 24 with Sk % 4 == 0, so that v0's float4 paths meet them too, twice), a single query and a single key, whole
  * tiles, padded rows, interleaved QKV, long rows (sampled), and rows of 8196 keys, past what v0's
  * row-in-registers paths hold (its launcher's other float4 choice). v0's row groups: rows of 36 ..
  * 1000 keys choose 32 threads, 2048 64, 3000 128 and 8192 256; 1 x 300, 333 x 1000 (666 rows) and 5
@@ -593,7 +593,7 @@ static const test_shape test_shapes[] = {
     {2, 4, 100, 100, 64, LAYOUT_QKV},       {2, 2, 100, 36, 64, LAYOUT_PACKED},
     {1, 3, 5, 3000, 128, LAYOUT_PACKED},    {1, 2, 333, 1000, 128, LAYOUT_PADDED},
     {1, 2, 2048, 2048, 128, LAYOUT_PACKED}, {1, 1, 1000, 8192, 64, LAYOUT_PACKED},
-    {1, 1, 2, 8196, 64, LAYOUT_PACKED},
+    {1, 1, 2, 8196, 64, LAYOUT_PACKED},     {1, 3, 90, 24, 128, LAYOUT_PADDED},
 };
 enum { N_TEST_SHAPES = sizeof test_shapes / sizeof test_shapes[0], N_SMALL = 11 };
 #define TEST_FULL_LIMIT 3e8 /* B H Sq Sk D up to which every row is checked */
