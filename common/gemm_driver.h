@@ -153,8 +153,9 @@ struct tc_gemm_variant {
     int wide_test_inputs; /* 0 or 1 */
 };
 
-/* An extra bench row that changes the memory layout of one variant's problem (used by chapter
- * 01 to show what misalignment costs). */
+/* An extra bench row that changes one variant's problem: its size, its memory layout (chapter 01
+ * shows what misalignment costs) or its inputs' distribution (chapter 05 measures the error of
+ * per-tensor and block-scaled FP8 on skewed inputs). */
 typedef struct {
     const char *variant;  /* variant to run */
     const char *label;    /* the CSV's variant column, e.g. "f16f32_lda+1" */
@@ -162,6 +163,8 @@ typedef struct {
     int M, N, K;
     int ld_pad;       /* added to every leading dimension */
     int offset_elems; /* A, B and C start this many elements past an aligned address */
+    int inputs;       /* a tc_input_dist (declared below); 0, TC_INPUTS_UNIFORM, unless the label
+                       * names another (e.g. "fp8_v8_tmastore_e4m3_skewed") */
 } tc_gemm_bench_extra;
 
 #define TC_GEMM_DEFAULT_DIM 4096
@@ -187,7 +190,8 @@ typedef struct {
 } tc_gemm_chapter;
 
 /* The distribution of the random inputs, chosen with --inputs (default and --test modes; --bench
- * always uses uniform, so that every CSV row means the same thing):
+ * uses uniform, so that every CSV row means the same thing, except a bench extra whose label names
+ * another distribution):
  *   uniform  x uniform in [-1, 1) with 24 random bits (the repository's default); f64 data
  *            (precision rows with in = TC_F64) get 53 random bits instead;
  *   wide     x = u * 2^e, u as above and e a uniform integer in TC_WIDE_EXP_MIN..TC_WIDE_EXP_MAX:

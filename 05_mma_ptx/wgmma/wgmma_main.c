@@ -254,9 +254,20 @@ static const tc_gemm_variant variants[] = {
      .baseline = "cublaslt_e4m3f32", .M = m, .N = n, .K = k},                                      \
     {.variant = "fp8_v9_scale_loads_e4m3", .label = "fp8_v9_scale_loads_e4m3",                     \
      .baseline = "cublaslt_e4m3f32", .M = m, .N = n, .K = k}
+/* The error that block scaling buys: the best per-tensor and block-scaled rungs and cuBLASLt's two
+ * modes on skewed inputs (one exponent in -8..8 per 1 x 128 slice of A and 128 x 128 block of B),
+ * whose rel_err_vs_data compares them; rates against per-tensor cuBLASLt on the same inputs */
+#define FP8_SKEWED(variant_name)                                                                   \
+    {                                                                                              \
+        .variant = variant_name, .label = variant_name "_skewed",                                  \
+        .baseline = "cublaslt_e4m3f32_skewed", .M = 4096, .N = 4096, .K = 4096,                    \
+        .inputs = TC_INPUTS_SKEWED                                                                 \
+    }
 static const tc_gemm_bench_extra bench_extras[] = {
-    FP8_SHAPE(4096, 7168, 16384), FP8_SHAPE(4096, 4096, 7168),
-    FP8_SHAPE(4096, 2112, 7168),  FP8_SHAPE(4096, 24576, 1536),
+    FP8_SHAPE(4096, 7168, 16384),        FP8_SHAPE(4096, 4096, 7168),
+    FP8_SHAPE(4096, 2112, 7168),         FP8_SHAPE(4096, 24576, 1536),
+    FP8_SKEWED("cublaslt_e4m3f32"),      FP8_SKEWED("fp8_v4_tmastore_e4m3"),
+    FP8_SKEWED("cublaslt_e4m3f32_b128"), FP8_SKEWED("fp8_v8_tmastore_e4m3"),
 };
 
 int main(int argc, char **argv)
