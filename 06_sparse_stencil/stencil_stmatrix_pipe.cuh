@@ -16,6 +16,8 @@
  *   function with two instantiations, one per write-back, chosen once per tile
  *   (stencil_stmatrix_pipe_steps): with the choice inside one step loop, ptxas computed the
  *   rim's per-cell tests for every tile (an H100 profile: 36% more instructions than rung g).
+ *   Measured (an H100, the first build, NOTES.md "Rung h measured"): 0.72-0.75x rung g sparse at
+ *   r <= 3 (the hoisted tests above), 1.18x at r = 7; the present form is not yet run.
  *   Costs: rung f's (two tiles of shared memory, the tile loop's registers under its launch bound)
  *   and rung g's (sm_90; S even).
  *
