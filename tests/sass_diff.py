@@ -51,6 +51,41 @@ def cuobjdump():
     return found
 
 
+def self_test_pair(check, good, bad, names, passed):
+    """A SASS check's self-test: check(good) must return 0 and check(bad) 1. NAMES: the two
+    listings' names for the failure line; PASSED: the line printed when both hold."""
+    good_status, _ = check(good)
+    bad_status, _ = check(bad)
+    if good_status != 0 or bad_status != 1:
+        print("self-test FAILED: %s -> %d (want 0), %s -> %d (want 1)" %
+              (names[0], good_status, names[1], bad_status))
+        return 1
+    print("self-test: " + passed)
+    return 0
+
+
+def check_main(argv, doc, self_test, check):
+    """The command line the SASS checks share (tests/sass_early_loads.py, sass_inside_path.py):
+    OBJECT_OR_PROGRAM, read with cuobjdump -sass and given to check(text) -> (status, report
+    lines), or --self-test; exit 2 on bad usage (DOC's Usage paragraph), 77 when not checked."""
+    if len(argv) != 2:
+        print(doc.split("Usage")[1].split("Exit")[0].strip(), file=sys.stderr)
+        return 2
+    if argv[1] == "--self-test":
+        return self_test()
+    tool = find_cuobjdump()
+    if not tool:
+        print("not checked: cuobjdump is not on PATH or in $CUDA_PATH/bin")
+        return 77
+    out = subprocess.run([tool, "-sass", argv[1]], capture_output=True, text=True)
+    if out.returncode != 0:
+        print("not checked: cuobjdump -sass %s failed: %s" % (argv[1], out.stderr.strip()[:200]))
+        return 77
+    status, report = check(out.stdout)
+    print("\n".join(report))
+    return status
+
+
 def demangle(names):
     filt = shutil.which("c++filt") or shutil.which("cu++filt")
     if not filt:

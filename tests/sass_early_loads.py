@@ -23,10 +23,9 @@ count are printed); 77: not checked (no cuobjdump on PATH or in $CUDA_PATH/bin, 
 of the kernel in the file: a build without 90 in SM).
 """
 import re
-import subprocess
 import sys
 
-from sass_diff import find_cuobjdump, parse_sass  # the same reading of cuobjdump's output
+from sass_diff import check_main, parse_sass, self_test_pair  # the same reading of cuobjdump's output
 
 KERNEL = "wgmma_fp8_v9_scale_loads_kernel"
 MIN_LOADS = 6  # the unit's first two k-tiles' scales, before the loop, at the least
@@ -100,34 +99,9 @@ SUNK = AHEAD.replace("FMUL R161, R2, R9", "FMUL R161, R12, R17")
 
 
 def self_test():
-    good, _ = check(AHEAD)
-    bad, _ = check(SUNK)
-    if good != 0 or bad != 1:
-        print("self-test FAILED: loads ahead -> %d (want 0), loads at their use -> %d (want 1)" %
-              (good, bad))
-        return 1
-    print("self-test: loads a turn ahead pass, loads used in their own turn fail")
-    return 0
-
-
-def main(argv):
-    if len(argv) != 2:
-        print(__doc__.split("Usage")[1].split("Exit")[0].strip(), file=sys.stderr)
-        return 2
-    if argv[1] == "--self-test":
-        return self_test()
-    tool = find_cuobjdump()
-    if not tool:
-        print("not checked: cuobjdump is not on PATH or in $CUDA_PATH/bin")
-        return 77
-    out = subprocess.run([tool, "-sass", argv[1]], capture_output=True, text=True)
-    if out.returncode != 0:
-        print("not checked: cuobjdump -sass %s failed: %s" % (argv[1], out.stderr.strip()[:200]))
-        return 77
-    status, report = check(out.stdout)
-    print("\n".join(report))
-    return status
+    return self_test_pair(check, AHEAD, SUNK, ("loads ahead", "loads at their use"),
+                          "loads a turn ahead pass, loads used in their own turn fail")
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(check_main(sys.argv, __doc__, self_test, check))
