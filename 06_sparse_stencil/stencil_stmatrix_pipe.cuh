@@ -15,9 +15,11 @@
  *   inside and on the rim in turn, where rung g's block had one tile. So the F steps are a
  *   function with two instantiations, one per write-back, chosen once per tile
  *   (stencil_stmatrix_pipe_steps): with the choice inside one step loop, ptxas computed the
- *   rim's per-cell tests for every tile (an H100 profile: 36% more instructions than rung g).
+ *   rim's per-cell tests for every tile (by the SASS about 43 M of the 40 M more instructions
+ *   than rung g that an H100 profile counted at Box-2D49P).
  *   Measured (an H100, the first build, NOTES.md "Rung h measured"): 0.72-0.75x rung g sparse at
- *   r <= 3 (the hoisted tests above), 1.18x at r = 7; the present form is not yet run.
+ *   r <= 3 (the hoisted tests above), 1.18x sparse and 1.49x dense at r = 7; the present form
+ *   is not yet run.
  *   Costs: rung f's (two tiles of shared memory, the tile loop's registers under its launch bound)
  *   and rung g's (sm_90; S even).
  *
@@ -35,10 +37,10 @@
 #include "stencil_stmatrix.cuh" /* rung g: stencil_stmatrix_write_back */
 
 /* The F steps of one tile, with the write-back of a tile wholly inside the grid (INSIDE) or of one
- * that touches the rim. Two instantiations, chosen per tile, instead of one loop that tests
- * INSIDE at every step: in that form (this rung's first build) ptxas hoisted the rim's per-cell
- * bounds tests out of the step loop, above the test, so every tile computed them (about 330
- * instructions per warp and tile at r = 3, kept in registers with P2R), inside or not. */
+ * that touches the rim. Two instantiations, chosen per tile, instead of one loop that tests the
+ * tile's flag at every step: in that form (this rung's first build) ptxas hoisted the rim's
+ * per-cell bounds tests out of the step loop, above the test, so every tile computed them (about
+ * 330 instructions per warp and tile, sparse r = 3, kept in registers with P2R), inside or not. */
 template <class T, bool SPARSE, bool F16ACC, bool INSIDE>
 __device__ __forceinline__ void
 stencil_stmatrix_pipe_steps(__half *tsm, const uint32_t (&a)[T::D][SPARSE ? 4 : 8],
