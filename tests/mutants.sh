@@ -24,10 +24,11 @@
 #   skipped  every variant exited 77 (no GPU, too old a GPU), or the unmutated program cannot be
 #            built here
 # The second check: a mutant whose --test passes is run again under compute-sanitizer's racecheck
-# (`make sanitize`'s options, tests/racecheck_opts.sh: cp.async copies tracked), with
+# (make sanitize's exclusions and cp.async tracking, tests/racecheck_opts.sh), with
 # TC_TEST_SMALL=1, for each of its variants; a hazard catches it when the unmutated program run the
 # same way has none. A race the GPU's timing hides (a copy that lands before its late read) passes
-# every case but not racecheck. Needs compute-sanitizer on PATH; --no-racecheck leaves it out.
+# every case but not racecheck. Needs compute-sanitizer (PATH, else $TC_CUDA_PATH/bin; a line says
+# when it is off); --no-racecheck leaves it out. Logs: BUILD/mutants/logs/racecheck/.
 # The summary: "N caught, N missed, N invalid, N skipped of N mutants". Builds run in parallel (--jobs,
 # default the number of cores), the --test runs one after another (one GPU). Results go to
 # BUILD/mutants/: results/NAME.txt per mutant, table.txt (every mutant, with its latest result:
@@ -516,42 +517,64 @@ builder=$!
 timeout_s=${TC_MUTANT_TIMEOUT:-180}
 # racecheck, for the mutants whose --test passed (when compute-sanitizer is on PATH): sets
 # race_caught ("N hazards in VARIANT" at the first variant with one) or race_missed (why not)
-race_stage=0
-if [ $mode = run ] && [ $no_race = 0 ] && command -v compute-sanitizer >/dev/null; then
-    # shellcheck source=tests/racecheck_opts.sh
-    . "$top/tests/racecheck_opts.sh"
-    race_stage=1
-    echo "mutants: a mutant that passes --test is run under racecheck on the small sizes; $race_async_note"
+race_stage=0 sanitizer=""
+if [ $mode = run ] && [ $no_race = 0 ]; then
+    sanitizer=$(command -v compute-sanitizer 2>/dev/null)
+    [ -n "$sanitizer" ] || [ ! -x "${TC_CUDA_PATH:-/usr/local/cuda}/bin/compute-sanitizer" ] ||
+        sanitizer=${TC_CUDA_PATH:-/usr/local/cuda}/bin/compute-sanitizer
+    if [ -n "$sanitizer" ]; then
+        PATH=$(dirname "$sanitizer"):$PATH
+        # shellcheck source=tests/racecheck_opts.sh
+        . "$top/tests/racecheck_opts.sh"
+        race_stage=1
+        echo "mutants: a mutant that passes --test is run under racecheck on the small sizes; $race_async_note"
+    else
+        echo "mutants: racecheck off (no compute-sanitizer on PATH or in \$TC_CUDA_PATH/bin): a race that passes --test counts as missed"
+    fi
 fi
-racecheck_run() { # DIR PROGRAM_PATH VARIANT LOG: exit 0 clean, 99 a hazard, else the tool's trouble
+mkdir -p "$out/logs/racecheck"
+# racecheck_run DIR PROGRAM_PATH VARIANT LOG: prints the hazards racecheck reported (errors plus
+# warnings, from its summary line; nothing when it printed none: the tool failed, log LOG). The
+# exit status is not used: --error-exitcode applies only when the program itself exits 0, and a
+# race that fails a case under the tool's timing exits 1 with its hazards reported all the same.
+racecheck_run() {
     { (cd "$1" && env -u TC_REQUIRE_GPU TC_TEST_SMALL=1 timeout -k 10 "$timeout_s" \
         compute-sanitizer --tool racecheck --racecheck-report hazard "${racecheck_opts[@]}" \
-        --error-exitcode 99 "$2" --test --variant "$3") >"$4" 2>&1; } 2>/dev/null
+        "$2" --test --variant "$3") >"$4" 2>&1; } 2>/dev/null
+    sed -n 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) errors*, \([0-9]*\) warnings*).*/\1 \2/p' "$4" |
+        tail -n 1 | awk '{ print $1 + $2 }'
 }
-race_check() { # MUTANT PROGRAM DIR
-    local v log rc hazards
-    race_caught="" race_missed="no hazard"
+declare -A race_unmutated=() # PROGRAM/VARIANT: the unmutated program's hazards, measured once
+# race_check MUTANT PROGRAM DIR: sets race_caught (the first variant whose run reports hazards
+# that the unmutated program's does not) or race_missed (why not)
+race_check() {
+    local v log n base notes=""
+    race_caught="" race_missed=""
     for v in ${h_variants[$1]//,/ }; do
-        log=$out/logs/$1.$v.racecheck.log
-        racecheck_run "$3" "build/bin/$2" "$v" "$log"
-        rc=$?
-        hazards=$(grep -m1 -oE 'RACECHECK SUMMARY: .*' "$log")
-        case $rc in
-        0) continue ;;
-        124 | 137) race_missed="timed out after $timeout_s s in $v"; return ;;
-        99) ;;
-        *) race_missed="exit $rc in $v (log $log)"; return ;;
-        esac
-        # a witness only if the unmutated program is clean in the same run
-        racecheck_run "$top" "$build_abs/bin/$2" "$v" "$out/logs/$1.$v.racecheck-unmutated.log"
-        rc=$?
-        if [ $rc = 0 ]; then
-            race_caught="${hazards#RACECHECK SUMMARY: } in $v (the unmutated program: none)"
-        else
-            race_missed="the unmutated $v is not clean either (exit $rc, log $out/logs/$1.$v.racecheck-unmutated.log)"
+        log=$out/logs/racecheck/$1.$v.log
+        n=$(racecheck_run "$3" "build/bin/$2" "$v" "$log")
+        if [ -z "$n" ]; then
+            grep -q '^SKIP' "$log" && continue # exit 77: this variant does not run here
+            notes+=" $v: no racecheck summary (log $log);"
+            continue
         fi
-        return
+        [ "$n" -gt 0 ] || continue
+        if [ ! -x "$build_abs/bin/$2" ]; then
+            notes+=" $v: $n hazards, and no unmutated $2 in $build_abs/bin to compare;"
+            continue
+        fi
+        if [ -z "${race_unmutated[$2/$v]+set}" ]; then
+            race_unmutated[$2/$v]=$(racecheck_run "$top" "$build_abs/bin/$2" "$v" \
+                "$out/logs/racecheck/unmutated.$2.$v.log")
+        fi
+        base=${race_unmutated[$2/$v]}
+        if [ "${base:-x}" = 0 ]; then
+            race_caught="$n hazards in $v (the unmutated program: none)"
+            return
+        fi
+        notes+=" $v: $n hazards, the unmutated program ${base:-no summary} (log $out/logs/racecheck/unmutated.$2.$v.log);"
     done
+    race_missed=${notes:-no hazard}
 }
 n_caught=0 n_missed=0 n_invalid=0 n_skipped=0
 single=() missed=() invalid=()

@@ -78,7 +78,9 @@ build_alone_pid=
 # 13, 03 12, 10 9; the rest under 7), then the rest in the order given.
 build_alone_first=${TC_BUILD_ALONE_ORDER:-"05_mma_ptx 06_sparse_stencil 04_wmma_tf32 09_emulated_precision 07_int8_dp4a 03_wmma_fp16 10_flash_attention"}
 build_alone_queue=()
-for c in $build_alone_first; do
+read -r -a build_alone_first <<<"$build_alone_first"
+for c in ${build_alone_first[@]+"${build_alone_first[@]}"}; do
+    [[ " ${build_alone_queue[*]-} " == *" $c "* ]] && continue # named twice
     for f in ${chapters[@]+"${chapters[@]}"}; do [ "$f" = "$c" ] && build_alone_queue+=("$c"); done
 done
 for f in ${chapters[@]+"${chapters[@]}"}; do

@@ -23,7 +23,7 @@ for item in "$@"; do
         [ "$tool" = racecheck ] && extra=(--racecheck-report all "${racecheck_opts[@]}")
         [ "$tool" = synccheck ] && extra=("${synccheck_opts[@]}")
         [ "$tool" = memcheck ] && extra=(--leak-check full)
-        TC_TEST_SMALL=1 compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 \
+        TC_TEST_SMALL=1 compute-sanitizer --tool "$tool" ${extra[@]+"${extra[@]}"} --error-exitcode 99 \
             "$build/bin/$c" --test >"$log" 2>&1
         rc=$?
         summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)
