@@ -14,7 +14,7 @@
 # For each selected mutant (sorted by name) it copies the working tree (the files git tracks or
 # does not ignore; never BUILD) to a scratch folder, applies the patch, builds only the program,
 # runs `PROGRAM --test --variant V` for each variant (TC_REQUIRE_GPU and TC_TEST_SMALL unset,
-# timeout TC_MUTANT_TIMEOUT seconds, default 180) and prints one line per mutant:
+# timeout TC_MUTANT_TIMEOUT seconds, default 120) and prints one line per mutant:
 #   caught   some case failed (exit 1; a crash or a timeout counts too): the FAIL lines and the
 #            distinct failing cases are counted, and a mutant with one failing case is named as a
 #            single witness; or every case passed and the second check, racecheck, found a hazard
@@ -68,7 +68,10 @@
 #   MUTANT...     only these mutants (names, or NNN prefixes)
 # Environment: TC_SM, TC_NVCC, TC_HOST_CC, TC_CUDA_PATH, TC_CUDNN_PATH (when set, passed to every
 # make as SM, NVCC, HOST_CC, CUDA_PATH, CUDNN_PATH; the Makefile's mutants verb sets them),
-# TC_MUTANT_TIMEOUT (seconds per --test run), TC_MUTANT_STOP_AFTER (--stop-after's default).
+# TC_MUTANT_TIMEOUT (seconds per --test run, default 120: the longest variant's --test takes
+# seconds; a mutant that hangs costs it, and with --stop-after its other variants are not run),
+# TC_MUTANT_RACE_TIMEOUT (per racecheck run, default 600), TC_MUTANT_STOP_AFTER (--stop-after's
+# default).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 mdir=$top/tests/mutants
@@ -514,7 +517,8 @@ build_all &
 builder=$!
 
 # ---- the runs, one after another, as the builds finish -----------------------------------------
-timeout_s=${TC_MUTANT_TIMEOUT:-180}
+timeout_s=${TC_MUTANT_TIMEOUT:-120}
+race_timeout_s=${TC_MUTANT_RACE_TIMEOUT:-600} # racecheck runs the small sizes 10-100x slower
 # racecheck, for the mutants whose --test passed (when compute-sanitizer is on PATH): sets
 # race_caught ("N hazards in VARIANT" at the first variant with one) or race_missed (why not)
 race_stage=0 sanitizer=""
@@ -538,7 +542,7 @@ mkdir -p "$out/logs/racecheck"
 # exit status is not used: --error-exitcode applies only when the program itself exits 0, and a
 # race that fails a case under the tool's timing exits 1 with its hazards reported all the same.
 racecheck_run() {
-    { (cd "$1" && env -u TC_REQUIRE_GPU TC_TEST_SMALL=1 timeout -k 10 "$timeout_s" \
+    { (cd "$1" && env -u TC_REQUIRE_GPU TC_TEST_SMALL=1 timeout -k 10 "$race_timeout_s" \
         compute-sanitizer --tool racecheck --racecheck-report hazard "${racecheck_opts[@]}" \
         "$2" --test --variant "$3") >"$4" 2>&1; } 2>/dev/null
     sed -n 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) errors*, \([0-9]*\) warnings*).*/\1 \2/p' "$4" |
@@ -590,7 +594,7 @@ for m in "${sel[@]}"; do
     elif [ $mode = build ]; then
         result=built detail="built in ${bsec} s"
     else
-        any_caught=0 any_ran=0 notes="" skip_note="" stopped=0
+        any_caught=0 any_ran=0 notes="" skip_note="" stopped=0 hung=0
         for v in ${h_variants[$m]//,/ }; do
             log=$out/logs/$m.$v.log
             if [ $stopped = 1 ]; then # --stop-after: enough failing cases already
@@ -624,11 +628,16 @@ for m in "${sel[@]}"; do
                 [ "$nf" -gt 0 ] || { st=crash notes+=" $v: exit 1 with no FAIL line ($(tail -n 1 "$log" | cut -c1-80));"; }
                 ;;
             77) st=skip skip_note=$(grep -m1 '^SKIP' "$log" | cut -c1-120) ;;
-            124 | 137) any_caught=1 any_ran=1 st=timeout notes+=" $v: timed out after $timeout_s s;" ;;
+            124 | 137)
+                any_caught=1 any_ran=1 st=timeout notes+=" $v: timed out after $timeout_s s;"
+                # a hang is a catch; with --stop-after, the mutant's other variants would hang too
+                [ "$stop_after" -gt 0 ] && hung=1
+                ;;
             2) st=usage notes+=" $v: exit 2: $(grep -m1 -v '^$' "$log" | cut -c1-100);" ;;
             *) any_caught=1 any_ran=1 st=crash notes+=" $v: exit $rc$([ $rc -gt 128 ] && echo " (signal $((rc - 128)))");" ;;
             esac
             [ $stopped = 0 ] || st=stopped
+            [ "${hung:-0}" = 0 ] || stopped=1
             per_variant+="$v=$st:$nf:$sec "
         done
         # distinct failing cases: the FAIL line up to its check result, without the status, the
