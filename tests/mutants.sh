@@ -48,6 +48,9 @@
 #                 holds the program's dependency files, that every patched file is one of its
 #                 sources or their includes; exit 1 otherwise.
 #                 make test runs it (tests/run_tests.sh), so CI keeps the patches applicable
+#   --table       print the table of every mutant's latest result in BUILD/mutants/results (from
+#                 any run or shard: copy the results folders of several runs together first) with
+#                 each result's date, GPU and commit, and a summary line; runs nothing
 #   --list        the selected mutants with their shard, program, kind and estimated seconds, and each
 #                 shard's total (estimates: BUILD/mutants/results' measured times where there are
 #                 some, else 0.1 s per GEMM case and forced run, 15 s per variant otherwise: an
@@ -87,6 +90,7 @@ while [ $# -gt 0 ]; do
     case $1 in
     --check) mode=check ;;
     --self-test) mode=self-test ;;
+    --table) mode=table ;;
     --no-racecheck) no_race=1 ;;
     --list) mode=list ;;
     --build-only) mode=build ;;
@@ -318,6 +322,32 @@ fi
 
 out=$build_abs/mutants
 
+# the table of every mutant's latest result (BUILD/mutants/results/NAME.txt, whichever run and
+# shard left it), then a summary line over all of them
+write_table() {
+    local m r kind result fails ncases bs rs first date gpu commit n_c=0 n_m=0 n_i=0 n_n=0 n_s=0
+    printf '%-40s %-16s %-8s %5s %5s %7s  %-17s %-24s %s\n' mutant kind result fails cases seconds \
+        date gpu first_failing_case
+    for m in "${all[@]}"; do
+        r=$out/results/$m.txt
+        if [ -f "$r" ]; then
+            IFS='|' read -r _ kind _ result fails ncases bs rs first _ date gpu commit < <(tail -n 1 "$r")
+            printf '%-40s %-16s %-8s %5s %5s %7s  %-17s %-24s %s\n' "$m" "$kind" "$result" "$fails" \
+                "$ncases" "$((bs + rs))" "${date:--}" "${gpu:--}${commit:+ $commit}" "$first"
+            case $result in caught) n_c=$((n_c + 1)) ;; missed) n_m=$((n_m + 1)) ;;
+            invalid) n_i=$((n_i + 1)) ;; *) n_s=$((n_s + 1)) ;; esac
+        else
+            printf '%-40s %-16s %-8s %5s %5s %7s  %-17s %-24s %s\n' "$m" "${h_kind[$m]}" "not run" - - - - - ""
+            n_n=$((n_n + 1))
+        fi
+    done
+    echo "all ${#all[@]} mutants: $n_c caught, $n_m missed, $n_i invalid, $n_s skipped, $n_n not run"
+}
+if [ $mode = table ]; then
+    write_table
+    exit 0
+fi
+
 # ---- estimates: measured seconds per (program, variant) where a run left some ------------------
 declare -A measured=()
 for r in "$out"/results/*.txt; do
@@ -517,6 +547,9 @@ build_all &
 builder=$!
 
 # ---- the runs, one after another, as the builds finish -----------------------------------------
+gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
+commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null)
+[ -z "$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null)" ] || commit+="+changes"
 timeout_s=${TC_MUTANT_TIMEOUT:-120}
 race_timeout_s=${TC_MUTANT_RACE_TIMEOUT:-600} # racecheck runs the small sizes 10-100x slower
 # racecheck, for the mutants whose --test passed (when compute-sanitizer is on PATH): sets
@@ -686,9 +719,9 @@ for m in "${sel[@]}"; do
     printf '%-8s %-40s %-22s %-16s %s\n' "$result" "$m" "$p" "${h_kind[$m]}" "$detail"
     if [ $mode = run ]; then
         first=$(printf '%s\n' "$cases" | head -n 1)
-        printf 'mutant|kind|program|result|fail_lines|cases|build_s|run_s|first_case|per_variant|date\n%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s\n' \
+        printf 'mutant|kind|program|result|fail_lines|cases|build_s|run_s|first_case|per_variant|date|gpu|commit\n%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s\n' \
             "$m" "${h_kind[$m]}" "$p" "$result" "$fails" "${ncases:-0}" "$bsec" "$run_s" "$first" \
-            "$per_variant" "$(date -u +%Y-%m-%dT%H:%MZ)" >"$out/results/$m.txt"
+            "$per_variant" "$(date -u +%Y-%m-%dT%H:%MZ)" "$gpu_name" "$commit" >"$out/results/$m.txt"
     fi
     [ $keep = 1 ] || [ ! -d "$dir" ] || rm -rf "$dir"
 done
@@ -696,21 +729,7 @@ wait "$builder" 2>/dev/null
 builder=
 
 # ---- the table of every mutant's latest result, and the summary --------------------------------
-if [ $mode = run ]; then
-    {
-        printf '%-40s %-16s %-8s %5s %5s %7s  %s\n' mutant kind result fails cases seconds first_failing_case
-        for m in "${all[@]}"; do
-            r=$out/results/$m.txt
-            if [ -f "$r" ]; then
-                IFS='|' read -r _ kind _ result fails ncases bs rs first _ < <(tail -n 1 "$r")
-                printf '%-40s %-16s %-8s %5s %5s %7s  %s\n' "$m" "$kind" "$result" "$fails" "$ncases" \
-                    "$((bs + rs))" "$first"
-            else
-                printf '%-40s %-16s %-8s %5s %5s %7s  %s\n' "$m" "${h_kind[$m]}" "not run" - - - ""
-            fi
-        done
-    } >"$out/table.txt"
-fi
+[ $mode = run ] && write_table >"$out/table.txt"
 total=${#sel[@]}
 if [ $mode = build ]; then
     echo "$((total - n_invalid - n_skipped)) built, $n_invalid invalid, $n_skipped skipped of $total mutants"
