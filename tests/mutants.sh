@@ -146,6 +146,15 @@ stop_filter() { # K VARIANTS PRIOR: the output passed on, ended after the K-th d
         n >= k { print "mutants: stopped after " k " distinct failing cases"; exit }'
 }
 # --self-test: the case keys and the filter on made-up output (make test runs it; no GPU)
+# race_hazards LOG: the hazards of racecheck's last summary line in LOG (errors plus warnings;
+# nothing when there is none), e.g. "RACECHECK SUMMARY: 100 hazards displayed (86016 errors,
+# 12288 warnings)" -> 98304: --error-exitcode cannot tell, since a program that fails a case
+# under the tool exits 1 whatever racecheck found
+race_hazards() {
+    sed -n 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) errors*, \([0-9]*\) warnings*).*/\1 \2/p' "$1" |
+        tail -n 1 | awk '{ print $1 + $2 }'
+}
+
 self_test() {
     local t bad=0 got
     t=$(mktemp -d "${TMPDIR:-/tmp}/tc-mutants-self.XXXXXX")
@@ -159,8 +168,14 @@ self_test() {
         { echo "self-test: stop_filter ended with '$got'" >&2; bad=1; }
     got=$(printf 'PASS a\nFAIL v1 1x1 FAIL: x\nPASS b\n' | stop_filter 3 v1 /dev/null | tr '\n' '|')
     [ "$got" = 'PASS a|FAIL v1 1x1 FAIL: x|PASS b|' ] || { echo "self-test: a short run became '$got'" >&2; bad=1; }
+    printf '%s\n' 'FAIL v1 1x1' '========= RACECHECK SUMMARY: 100 hazards displayed (86016 errors, 12288 warnings)' >"$t/r1"
+    printf '%s\n' '========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)' >"$t/r2"
+    printf '%s\n' '========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)' >"$t/r3"
+    printf '%s\n' 'SKIP no GPU' >"$t/r4"
+    got="$(race_hazards "$t/r1")|$(race_hazards "$t/r2")|$(race_hazards "$t/r3")|$(race_hazards "$t/r4")"
+    [ "$got" = '98304|1|0|' ] || { echo "self-test: racecheck summaries read as '$got'" >&2; bad=1; }
     rm -rf "$t"
-    [ $bad = 0 ] && echo "mutants: self-test passed (case keys, --stop-after's filter)"
+    [ $bad = 0 ] && echo "mutants: self-test passed (case keys, --stop-after's filter, racecheck summaries)"
     return $bad
 }
 if [ $mode = self-test ]; then self_test; exit; fi
@@ -578,8 +593,7 @@ racecheck_run() {
     { (cd "$1" && env -u TC_REQUIRE_GPU TC_TEST_SMALL=1 timeout -k 10 "$race_timeout_s" \
         compute-sanitizer --tool racecheck --racecheck-report hazard "${racecheck_opts[@]}" \
         "$2" --test --variant "$3") >"$4" 2>&1; } 2>/dev/null
-    sed -n 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) errors*, \([0-9]*\) warnings*).*/\1 \2/p' "$4" |
-        tail -n 1 | awk '{ print $1 + $2 }'
+    race_hazards "$4"
 }
 declare -A race_unmutated=() # PROGRAM/VARIANT: the unmutated program's hazards, measured once
 # race_check MUTANT PROGRAM DIR: sets race_caught (the first variant whose run reports hazards

@@ -10,7 +10,7 @@
 #   one), every exercise's solution (tests/exercises.py) and README's support table
 #   (tests/support_table.py, when every program is built); and the mutation suite's patches:
 #   each has a well-formed header and applies to this tree (tests/mutants.sh --check; `make mutants`
-#   runs them, on a GPU), and the script's case keys and --stop-after filter (--self-test);
+#   runs them, on a GPU), and the script's case keys, --stop-after filter and racecheck summary reading (--self-test);
 #   2. every --chapter built on its own: the folder and common/ copied into an empty temporary
 #      folder and built there with the command its README gives (tests/build_alone.sh). These
 #      builds need no GPU and take minutes, so they start first, in the background
@@ -211,9 +211,9 @@ else
     printf '%s\n' "$out" | sed 's/^/     | /'
 fi
 if out=$("$(dirname "$0")/mutants.sh" --self-test 2>&1); then
-    result PASS "mutants: case keys and --stop-after" "$(printf '%s' "$out" | tail -n 1)"
+    result PASS "mutants: case keys, --stop-after, racecheck" "$(printf '%s' "$out" | tail -n 1)"
 else
-    result FAIL "mutants: case keys and --stop-after"
+    result FAIL "mutants: case keys, --stop-after, racecheck"
     printf '%s\n' "$out" | sed 's/^/     | /'
 fi
 
