@@ -13,30 +13,20 @@ Without --write, reports the table as stale if it differs (exit 1); with --write
 A program missing from the build (made for other SMs) is reported and the check skipped (exit 77).
 """
 import argparse
-import glob
 import os
 import re
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from doc_tables import ROOT, chapters, programs_of, update_marked
+
 BEGIN, END = "<!-- forced choices -->", "<!-- end forced choices -->"
 FORCED_RE = re.compile(r"^(\S+)\s.*\(--test forces: ([^)]*)\)\s*$")
 
 
 def programs():
-    """every program the chapters declare, as the Makefile names them: <chapter>_PROGS, else the
-    chapter's folder name"""
-    names = []
-    for mk in sorted(glob.glob(os.path.join(ROOT, "*", "chapter.mk"))):
-        chapter = os.path.basename(os.path.dirname(mk))
-        progs = None
-        for line in open(mk):
-            m = re.match(r"\s*\$\(d\)_PROGS\s*:=\s*(.*)$", line.split("#", 1)[0])
-            if m:
-                progs = m.group(1).split()
-        names += progs if progs else [chapter]
-    return names
+    """every program the chapters declare, in chapter order"""
+    return [p for ch, mk in chapters() for p in programs_of(ch, mk)]
 
 
 def table(bin_dir):
@@ -70,24 +60,9 @@ def main():
     if missing:
         print("forced choices: not checked, programs not built: %s" % " ".join(missing))
         return 77
-    doc = open(a.doc).read()
-    i, j = doc.find(BEGIN), doc.find(END)
-    if i < 0 or j < i:
-        print("%s: no %s ... %s markers" % (a.doc, BEGIN, END))
-        return 1
-    new = doc[: i + len(BEGIN)] + "\n" + text + "\n" + doc[j:]
-    n = text.count("\n") - 1
-    if new == doc:
-        print("forced choices: %d rows, as the programs declare" % n)
-        return 0
-    if a.write:
-        open(a.doc, "w").write(new)
-        print("rewrote the forced-choices table of %s (%d rows)" % (os.path.relpath(a.doc), n))
-        return 0
-    print("%s: the forced-choices table is stale against the programs' --list (make docs)"
-          % os.path.relpath(a.doc, ROOT))
-    return 1
-
+    return update_marked(a.doc, BEGIN, END, text + "\n", a.write,
+                         "forced-choices table", "the programs' --list",
+                         "forced choices: %d rows, as the programs declare" % (text.count("\n") - 1))
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -17,37 +17,24 @@ as stale if it differs (exit 1); with --write, rewrites it. A program missing fr
 (made for other SMs) is reported and the check skipped (exit 77).
 """
 import argparse
-import glob
 import os
 import re
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from doc_tables import ROOT, chapters, programs_of, update_marked
+
 COLUMNS = [(75, "T4, RTX 20"), (80, "A100"), (86, "RTX 30"), (89, "RTX 40, L4"),
            (90, "H100, H200"), (100, "B200"), (120, "RTX 50")]
 BEGIN, END = "<!-- support table -->", "<!-- end support table -->"
 ROW_RE = re.compile(r"^\s*(\S+)\s+(?:\S+\s+)?sm_(\d+)(a?)\b")
 
 
-def read_mk(chapter_dir):
-    """the chapter.mk's variables, $(d) replaced by the chapter's name"""
-    name = os.path.basename(chapter_dir)
-    out = {}
-    for line in open(os.path.join(chapter_dir, "chapter.mk")):
-        line = line.split("#", 1)[0]
-        m = re.match(r"\s*([^\s:]+)\s*:=\s*(.*)$", line)
-        if m:
-            out[m.group(1).replace("$(d)", name)] = m.group(2).strip()
-    return name, out
-
-
 def programs():
     """[(chapter, program, min_sm, [targets_a numbers], only_a)] in chapter order"""
     out = []
-    for d in sorted(glob.glob(os.path.join(ROOT, "[0-9][0-9]_*", "chapter.mk"))):
-        ch, mk = read_mk(os.path.dirname(d))
-        for p in (mk.get(ch + "_PROGS") or ch).split():
+    for ch, mk in chapters():
+        for p in programs_of(ch, mk):
             get = lambda k: mk.get(f"{p}_{k}") or mk.get(f"{ch}_{k}") or ""
             targets = [int(t.rstrip("a")) for t in get("TARGETS_A").split()]
             out.append((ch, p, int(get("MIN_SM")), targets, get("ONLY_A") == "yes"))
@@ -103,23 +90,9 @@ def main():
     if missing:
         print(f"SKIP support table: not built here: {' '.join(missing)} (build with SM=\"80 90\")")
         return 77
-    text = open(a.readme).read()
-    i, j = text.find(BEGIN), text.find(END)
-    if i < 0 or j < i:
-        print(f"{a.readme}: no {BEGIN} ... {END}")
-        return 1
-    old = text[i + len(BEGIN) + 1:j]
-    if old == new:
-        print(f"support table: {new.count(chr(10)) - 2} programs, as declared")
-        return 0
-    if not a.write:
-        print(f"{os.path.relpath(a.readme, ROOT)}: the support table is stale against the "
-              "declarations (make docs)")
-        return 1
-    open(a.readme, "w").write(text[:i + len(BEGIN) + 1] + new + text[j:])
-    print(f"rewrote the support table of {os.path.relpath(a.readme, ROOT)}")
-    return 0
-
+    return update_marked(a.readme, BEGIN, END, new, a.write,
+                         "support table", "the declarations",
+                         f"support table: {new.count(chr(10)) - 2} programs, as declared")
 
 if __name__ == "__main__":
     sys.exit(main())
