@@ -73,19 +73,23 @@ build_alone_jobs=${TC_BUILD_ALONE_JOBS:-$(($(nproc 2>/dev/null || echo 4) / 4))}
 build_alone_dir=$(mktemp -d "${TMPDIR:-/tmp}/run-tests.XXXXXX")
 trap 'rm -rf "$build_alone_dir"' EXIT
 build_alone_pid=
+# longest_first "FIRST NAMES" NAME...: the NAMEs, those in FIRST NAMES first in that order (each
+# once), then the rest in the order given; one per line. Both background queues below use it.
+longest_first() {
+    local first=$1 c n
+    shift
+    declare -A seen=()
+    for c in $first; do
+        [ -z "${seen[$c]:-}" ] || continue
+        for n in "$@"; do [ "$n" = "$c" ] && seen[$c]=1 && echo "$c"; done
+    done
+    for n in "$@"; do [ -n "${seen[$n]:-}" ] || { seen[$n]=1; echo "$n"; }; done
+}
 # Longest first (make test's wall time ends with the last of them): TC_BUILD_ALONE_ORDER's names,
 # by default from one machine's seconds (2 cores, 2026-12-06: 05 88-128, 06 20, 04 and 09 16, 07
 # 13, 03 12, 10 9; the rest under 7), then the rest in the order given.
-build_alone_first=${TC_BUILD_ALONE_ORDER:-"05_mma_ptx 06_sparse_stencil 04_wmma_tf32 09_emulated_precision 07_int8_dp4a 03_wmma_fp16 10_flash_attention"}
-build_alone_queue=()
-read -r -a build_alone_first <<<"$build_alone_first"
-for c in ${build_alone_first[@]+"${build_alone_first[@]}"}; do
-    [[ " ${build_alone_queue[*]-} " == *" $c "* ]] && continue # named twice
-    for f in ${chapters[@]+"${chapters[@]}"}; do [ "$f" = "$c" ] && build_alone_queue+=("$c"); done
-done
-for f in ${chapters[@]+"${chapters[@]}"}; do
-    [[ " ${build_alone_queue[*]-} " == *" $f "* ]] || build_alone_queue+=("$f")
-done
+mapfile -t build_alone_queue < <(longest_first "${TC_BUILD_ALONE_ORDER:-05_mma_ptx 06_sparse_stencil \
+04_wmma_tf32 09_emulated_precision 07_int8_dp4a 03_wmma_fp16 10_flash_attention}" ${chapters[@]+"${chapters[@]}"})
 if [ ${#chapters[@]} -gt 0 ]; then
     # each writes DIR/FOLDER.out (its one line) and DIR/FOLDER.rc (its exit status); xargs puts
     # the folder last: $0 the script, $1 BUILD, $2 DIR, $3 FOLDER
@@ -113,15 +117,10 @@ run_one_test() { # program: its log, and "rc wall_s cpu_s" in gpu_dir/program.rc
     rc=$(sed -n 's/^rc //p' "$gpu_dir/$c.exit")
     echo "${rc:-1} $(($(date +%s) - t0)) ${cpu:-0}" >"$gpu_dir/$c.rc"
 }
-longest_first=${TC_TEST_ORDER:-"05_wgmma_gemm 09_emulated_precision 10_flash_attention 05_mma_gemm 04_wmma_tf32 03_wmma_fp16 07_int8_gemm"}
-test_queue=()
-for c in $longest_first; do
-    for item in "$@"; do [ "${item#*/}" = "$c" ] && test_queue+=("$c"); done
-done
-for item in "$@"; do
-    c=${item#*/}
-    [[ " ${test_queue[*]-} " == *" $c "* ]] || test_queue+=("$c")
-done
+test_names=()
+for item in "$@"; do test_names+=("${item#*/}"); done
+mapfile -t test_queue < <(longest_first "${TC_TEST_ORDER:-05_wgmma_gemm 09_emulated_precision \
+10_flash_attention 05_mma_gemm 04_wmma_tf32 03_wmma_fp16 07_int8_gemm}" ${test_names[@]+"${test_names[@]}"})
 (
     for c in ${test_queue[@]+"${test_queue[@]}"}; do
         [ -x "$build/bin/$c" ] || continue
