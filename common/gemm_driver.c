@@ -1261,7 +1261,7 @@ static int mode_bench(const tc_gemm_chapter *ch, const tc_args *a, const tc_devi
         fprintf(info, "bench %s %dx%dx%d ...\n", x->label, x->M, x->N, x->K);
         const operand_layout mem = {.ld_pad = ALL3(x->ld_pad), .offset = ALL3(x->offset_elems)};
         run_case(v, ctx, x->M, x->N, x->K, &mem, a->seed, a->warmup, a->reps, 1, plain,
-                 (tc_input_dist)x->inputs, 0, &b->r);
+                 x->inputs, 0, &b->r);
     }
 
     FILE *csv = tc_bench_csv_open(a->csv_path);

@@ -153,6 +153,26 @@ struct tc_gemm_variant {
     int wide_test_inputs; /* 0 or 1 */
 };
 
+/* The distribution of the random inputs, chosen with --inputs (default and --test modes; --bench
+ * uses uniform, so that every CSV row means the same thing, except a bench extra whose label names
+ * another distribution):
+ *   uniform  x uniform in [-1, 1) with 24 random bits (the repository's default); f64 data
+ *            (precision rows with in = TC_F64) get 53 random bits instead;
+ *   wide     x = u * 2^e, u as above and e a uniform integer in TC_WIDE_EXP_MIN..TC_WIDE_EXP_MAX:
+ *            magnitudes spread over 2^16 (and u's own spread below that), every value still an
+ *            exact f32 (a power-of-two scaling of a 24-bit value, far from under- or overflow),
+ *            or f64. Defined for f32 and f64 data only: variants whose inputs are stored in a
+ *            narrower format (f16, bf16, fp8, int8) report the case as skipped. The tolerance scale
+ *            s = max|A| * max|B| stays a valid bound (it is then about 2^16). */
+/*   skewed   x = u * 2^e with one e per block: per 1 x 128 slice of a row of A (128 values
+ *            along K) and per 128 x 128 block of B, e a uniform integer in -8..8: the dynamic
+ *            range that per-tensor FP8 loses and block scaling keeps (a row's small slices
+ *            fall into e4m3's subnormals). Defined for every floating-point input; int8 skips. */
+typedef enum { TC_INPUTS_UNIFORM, TC_INPUTS_WIDE, TC_INPUTS_SKEWED } tc_input_dist;
+#define TC_WIDE_EXP_MIN (-8)
+#define TC_WIDE_EXP_MAX 8
+#define TC_SKEW_BLOCK   128
+
 /* An extra bench row that changes one variant's problem: its size, its memory layout (chapter 01
  * shows what misalignment costs) or its inputs' distribution (chapter 05 measures the error of
  * per-tensor and block-scaled FP8 on skewed inputs). */
@@ -161,10 +181,10 @@ typedef struct {
     const char *label;    /* the CSV's variant column, e.g. "f16f32_lda+1" */
     const char *baseline; /* row (label or variant name) it is compared with */
     int M, N, K;
-    int ld_pad;       /* added to every leading dimension */
-    int offset_elems; /* A, B and C start this many elements past an aligned address */
-    int inputs;       /* a tc_input_dist (declared below); 0, TC_INPUTS_UNIFORM, unless the label
-                       * names another (e.g. "fp8_v8_tmastore_e4m3_skewed") */
+    int ld_pad;           /* added to every leading dimension */
+    int offset_elems;     /* A, B and C start this many elements past an aligned address */
+    tc_input_dist inputs; /* TC_INPUTS_UNIFORM (0) unless the label names another distribution
+                           * (e.g. "fp8_v8_tmastore_e4m3_skewed") */
 } tc_gemm_bench_extra;
 
 #define TC_GEMM_DEFAULT_DIM 4096
@@ -188,26 +208,6 @@ typedef struct {
     void *(*init)(const tc_device_info *dev, FILE *info);
     void (*fini)(void *ctx);
 } tc_gemm_chapter;
-
-/* The distribution of the random inputs, chosen with --inputs (default and --test modes; --bench
- * uses uniform, so that every CSV row means the same thing, except a bench extra whose label names
- * another distribution):
- *   uniform  x uniform in [-1, 1) with 24 random bits (the repository's default); f64 data
- *            (precision rows with in = TC_F64) get 53 random bits instead;
- *   wide     x = u * 2^e, u as above and e a uniform integer in TC_WIDE_EXP_MIN..TC_WIDE_EXP_MAX:
- *            magnitudes spread over 2^16 (and u's own spread below that), every value still an
- *            exact f32 (a power-of-two scaling of a 24-bit value, far from under- or overflow),
- *            or f64. Defined for f32 and f64 data only: variants whose inputs are stored in a
- *            narrower format (f16, bf16, fp8, int8) report the case as skipped. The tolerance scale
- *            s = max|A| * max|B| stays a valid bound (it is then about 2^16). */
-/*   skewed   x = u * 2^e with one e per block: per 1 x 128 slice of a row of A (128 values
- *            along K) and per 128 x 128 block of B, e a uniform integer in -8..8: the dynamic
- *            range that per-tensor FP8 loses and block scaling keeps (a row's small slices
- *            fall into e4m3's subnormals). Defined for every floating-point input; int8 skips. */
-typedef enum { TC_INPUTS_UNIFORM, TC_INPUTS_WIDE, TC_INPUTS_SKEWED } tc_input_dist;
-#define TC_WIDE_EXP_MIN (-8)
-#define TC_WIDE_EXP_MAX 8
-#define TC_SKEW_BLOCK   128
 
 /* Fills the rows x cols matrix stored with leading dimension ld with random values of
  * distribution dist, stored as p->in: f32 data drawn as described above, rounded by p->in_round
