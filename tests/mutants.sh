@@ -42,7 +42,8 @@
 # another BUILD every scratch build starts from nothing.
 #
 # Options
-#   --self-test   check the case keys and --stop-after's filter on made-up output (no GPU, no build)
+#   --self-test   check the case keys, --stop-after's filter, the racecheck summaries and the
+#                 first-hazard stop on made-up output (no GPU, no build)
 #   --check       only check that every patch has a well-formed header, names a program and variants
 #                 that exist, and applies to this tree with no fuzz (a dry run), and, where BUILD
 #                 holds the program's dependency files, that every patched file is one of its
@@ -145,14 +146,48 @@ stop_filter() { # K VARIANTS PRIOR: the output passed on, ended after the K-th d
         /^FAIL / { c = case_key($0); if (!(c in seen)) { seen[c] = 1; n++ } }
         n >= k { print "mutants: stopped after " k " distinct failing cases"; exit }'
 }
-# --self-test: the case keys and the filter on made-up output (make test runs it; no GPU)
+# --self-test: the case keys, the filter, the summaries and the first-hazard stop on made-up output
+# (make test runs it; no GPU)
 # race_hazards LOG: the hazards of racecheck's last summary line in LOG (errors plus warnings;
 # nothing when there is none), e.g. "RACECHECK SUMMARY: 100 hazards displayed (86016 errors,
 # 12288 warnings)" -> 98304: --error-exitcode cannot tell, since a program that fails a case
 # under the tool exits 1 whatever racecheck found
+# (1 when first_hazard_run stopped the run at its first hazard, before any summary)
 race_hazards() {
-    sed -n 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) errors*, \([0-9]*\) warnings*).*/\1 \2/p' "$1" |
-        tail -n 1 | awk '{ print $1 + $2 }'
+    local n
+    n=$(sed -n 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) errors*, \([0-9]*\) warnings*).*/\1 \2/p' "$1" |
+        tail -n 1 | awk '{ print $1 + $2 }')
+    [ -n "$n" ] || ! grep -q "^$first_hazard_stop" "$1" || n=1
+    [ -z "$n" ] || echo "$n"
+}
+# first_hazard_run LOG SECONDS DIR COMMAND...: runs COMMAND in DIR, output to LOG, in a session of its
+# own, and ends the whole session at the first hazard racecheck prints or after SECONDS (a line in
+# LOG says which). The second check needs one hazard, not all of them: a race in every launch of a
+# 40-case --test reports tens of thousands, and mutant 002's run under racecheck outlasted a whole
+# 10-minute shard (an H100, 2026-12-06).
+first_hazard_stop='mutants: racecheck stopped at the first hazard'
+first_hazard_run() {
+    local log=$1 limit=$2 dir=$3 pid waited=0
+    shift 3
+    (cd "$dir" && exec setsid "$@") >"$log" 2>&1 &
+    pid=$!
+    while kill -0 "$pid" 2>/dev/null; do
+        if grep -qE 'Potential (RAW|WAR|WAW) hazard|Race reported' "$log"; then
+            echo "$first_hazard_stop" >>"$log"
+            break
+        fi
+        if [ $waited -ge "$limit" ]; then
+            echo "mutants: racecheck timed out after $limit s" >>"$log"
+            break
+        fi
+        sleep 1
+        waited=$((waited + 1))
+    done
+    kill -TERM -- "-$pid" "$pid" 2>/dev/null
+    for waited in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$pid" 2>/dev/null && sleep 0.5; done
+    kill -KILL -- "-$pid" "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    return 0
 }
 
 self_test() {
@@ -174,8 +209,15 @@ self_test() {
     printf '%s\n' 'SKIP no GPU' >"$t/r4"
     got="$(race_hazards "$t/r1")|$(race_hazards "$t/r2")|$(race_hazards "$t/r3")|$(race_hazards "$t/r4")"
     [ "$got" = '98304|1|0|' ] || { echo "self-test: racecheck summaries read as '$got'" >&2; bad=1; }
+    # the second check ends a run at its first hazard, and a run with none at the time limit
+    local t0=$SECONDS
+    first_hazard_run "$t/h1" 20 "$t" bash -c 'echo "========= Error: Potential RAW hazard detected at __shared__ 0x10 in block (0,0,0) :"; exec sleep 30'
+    first_hazard_run "$t/h2" 2 "$t" bash -c 'echo "========= RACECHECK SUMMARY:"; exec sleep 30'
+    got="$(race_hazards "$t/h1")|$(race_hazards "$t/h2")|$(tail -n 1 "$t/h2")|$((SECONDS - t0 < 15))"
+    [ "$got" = '1||mutants: racecheck timed out after 2 s|1' ] ||
+        { echo "self-test: the first-hazard stop gave '$got' in $((SECONDS - t0)) s" >&2; bad=1; }
     rm -rf "$t"
-    [ $bad = 0 ] && echo "mutants: self-test passed (case keys, --stop-after's filter, racecheck summaries)"
+    [ $bad = 0 ] && echo "mutants: self-test passed (case keys, --stop-after's filter, racecheck summaries, the first-hazard stop)"
     return $bad
 }
 if [ $mode = self-test ]; then self_test; exit; fi
@@ -586,13 +628,14 @@ if [ $mode = run ] && [ $no_race = 0 ]; then
 fi
 mkdir -p "$out/logs/racecheck"
 # racecheck_run DIR PROGRAM_PATH VARIANT LOG: prints the hazards racecheck reported (errors plus
-# warnings, from its summary line; nothing when it printed none: the tool failed, log LOG). The
+# warnings, from its summary line; 1 when the run was stopped at its first hazard; nothing when
+# there is neither: the tool failed or timed out, log LOG). The
 # exit status is not used: --error-exitcode applies only when the program itself exits 0, and a
 # race that fails a case under the tool's timing exits 1 with its hazards reported all the same.
 racecheck_run() {
-    { (cd "$1" && env -u TC_REQUIRE_GPU TC_TEST_SMALL=1 timeout -k 10 "$race_timeout_s" \
+    first_hazard_run "$4" "$race_timeout_s" "$1" env -u TC_REQUIRE_GPU TC_TEST_SMALL=1 \
         compute-sanitizer --tool racecheck --racecheck-report hazard "${racecheck_opts[@]}" \
-        "$2" --test --variant "$3") >"$4" 2>&1; } 2>/dev/null
+        "$2" --test --variant "$3"
     race_hazards "$4"
 }
 declare -A race_unmutated=() # PROGRAM/VARIANT: the unmutated program's hazards, measured once
@@ -620,7 +663,11 @@ race_check() {
         fi
         base=${race_unmutated[$2/$v]}
         if [ "${base:-x}" = 0 ]; then
-            race_caught="$n hazards in $v (the unmutated program: none)"
+            if grep -q "^$first_hazard_stop" "$log"; then
+                race_caught="a hazard in $v (stopped at the first; the unmutated program: none)"
+            else
+                race_caught="$n hazards in $v (the unmutated program: none)"
+            fi
             return
         fi
         notes+=" $v: $n hazards, the unmutated program ${base:-no summary} (log $out/logs/racecheck/unmutated.$2.$v.log);"
@@ -642,6 +689,8 @@ for m in "${sel[@]}"; do
         result=built detail="built in ${bsec} s"
     else
         any_caught=0 any_ran=0 notes="" skip_note="" stopped=0 hung=0
+        # this mutant's logs of an earlier run in the same BUILD would count as found cases
+        rm -f "$out/logs/$m".*.log "$out/logs/racecheck/$m".*.log
         for v in ${h_variants[$m]//,/ }; do
             log=$out/logs/$m.$v.log
             if [ $stopped = 1 ]; then # --stop-after: enough failing cases already
