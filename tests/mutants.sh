@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/mutants.sh [--check] [--list] [--build-only] [--shard i/n] [--chapters "05 07"] [--jobs J]
-#                  [--stop-after K] [--no-racecheck] [--build DIR] [--keep] [MUTANT...] - the
+#                  [--stop-after K] [--no-racecheck|--racecheck-all] [--build DIR] [--keep] [MUTANT...] - the
 #                  mutation suite behind `make mutants`.
 #
 # tests/mutants/NNN_name.patch is a plausible bug in a kernel or a launcher: a unified diff (applied
@@ -67,6 +67,9 @@
 #                 (stopped)", enough to tell a single witness from a catch by several. Default 0
 #                 (run everything), or TC_MUTANT_STOP_AFTER; make mutants STOP_AFTER=K
 #   --no-racecheck  no second check under racecheck for the mutants whose --test passed
+#   --racecheck-all the second check on every mutant that ran, caught or not, its finding added to
+#                 the result's detail (a caught mutant stays caught): to test the check itself, on
+#                 mutants known to race (002, 160)
 #   --build DIR   the build folder (make's BUILD; default build)
 #   --keep        keep the scratch trees (their path is printed)
 #   MUTANT...     only these mutants (names, or NNN prefixes)
@@ -81,11 +84,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 mdir=$top/tests/mutants
 usage() {
     echo "usage: tests/mutants.sh [--check] [--list] [--build-only] [--shard i/n] [--chapters \"05 07\"]" \
-        "[--jobs J] [--stop-after K] [--no-racecheck] [--build DIR] [--keep] [MUTANT...]" >&2
+        "[--jobs J] [--stop-after K] [--no-racecheck|--racecheck-all] [--build DIR] [--keep] [MUTANT...]" >&2
     exit 2
 }
 
-mode=run shard_i=0 shard_n=1 chapters="" jobs="" build=build keep=0 only=() no_race=0
+mode=run shard_i=0 shard_n=1 chapters="" jobs="" build=build keep=0 only=() no_race=0 race_all=0
 stop_after=${TC_MUTANT_STOP_AFTER:-0}
 while [ $# -gt 0 ]; do
     case $1 in
@@ -93,6 +96,7 @@ while [ $# -gt 0 ]; do
     --self-test) mode=self-test ;;
     --table) mode=table ;;
     --no-racecheck) no_race=1 ;;
+    --racecheck-all) race_all=1 ;;
     --list) mode=list ;;
     --build-only) mode=build ;;
     --shard)
@@ -123,6 +127,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 [ -n "$jobs" ] || jobs=$(nproc 2>/dev/null || echo 4)
+[ $no_race = 0 ] || [ $race_all = 0 ] || { echo "tests/mutants.sh: --no-racecheck and --racecheck-all exclude each other" >&2; exit 2; }
 [[ $stop_after =~ ^[0-9]+$ ]] || { echo "tests/mutants.sh: bad --stop-after '$stop_after': expected a count, 0 for none" >&2; exit 2; }
 
 # a failing case's key: its FAIL line up to the check result, without the status, the variants'
@@ -169,7 +174,8 @@ first_hazard_stop='mutants: racecheck stopped at the first hazard'
 first_hazard_run() {
     local log=$1 limit=$2 dir=$3 pid waited=0
     shift 3
-    (cd "$dir" && exec setsid "$@") >"$log" 2>&1 &
+    : >"$log" # before the poll's first read: the background job creates it only when it starts
+    (cd "$dir" && exec setsid "$@") >>"$log" 2>&1 &
     pid=$!
     while kill -0 "$pid" 2>/dev/null; do
         if grep -qE 'Potential (RAW|WAR|WAW) hazard|Race reported' "$log"; then
@@ -756,7 +762,10 @@ for m in "${sel[@]}"; do
         [ "$result" = skipped ] || [ -z "$skip_note" ] || detail+="; some variants skipped: $skip_note"
         # the second check: a mutant every case passed, run again under racecheck (make sanitize's
         # check) on the small sizes; a hazard catches it (a race the GPU's timing hides)
-        if [ "$result" = missed ] && [ $race_stage = 1 ]; then
+        if [ "$result" = caught ] && [ $race_all = 1 ] && [ $race_stage = 1 ]; then
+            race_check "$m" "$p" "$dir"
+            detail+="; racecheck: ${race_caught:-$race_missed}"
+        elif [ "$result" = missed ] && [ $race_stage = 1 ]; then
             race_check "$m" "$p" "$dir"
             if [ -n "$race_caught" ]; then
                 result=caught detail="every --test case passed; racecheck: $race_caught"
