@@ -217,11 +217,19 @@ self_test() {
     [ "$got" = '98304|1|0|' ] || { echo "self-test: racecheck summaries read as '$got'" >&2; bad=1; }
     # the second check ends a run at its first hazard, and a run with none at the time limit
     local t0=$SECONDS
-    # (the tool's child, here a sleep in a second process, must end with it: the pid files)
-    first_hazard_run "$t/h1" 20 "$t" bash -c 'echo "========= Error: Potential RAW hazard detected at __shared__ 0x10 in block (0,0,0) :"; sleep 30 & echo $! >p1; wait'
-    first_hazard_run "$t/h2" 2 "$t" bash -c 'echo "========= RACECHECK SUMMARY:"; sleep 30 & echo $! >p2; wait'
-    local alive=0 f
-    for f in "$t/p1" "$t/p2"; do [ -s "$f" ] && ! kill -0 "$(cat "$f")" 2>/dev/null || alive=$((alive + 1)); done
+    # (the tool's child, here a sleep in a second process, must end with it: the pid files, each
+    # written before the line the poll waits for)
+    first_hazard_run "$t/h1" 20 "$t" bash -c 'sleep 30 & echo $! >p1; echo "========= Error: Potential RAW hazard detected at __shared__ 0x10 in block (0,0,0) :"; wait'
+    first_hazard_run "$t/h2" 2 "$t" bash -c 'sleep 30 & echo $! >p2; echo "========= RACECHECK SUMMARY:"; wait'
+    # (a killed child stays a zombie until its new parent reaps it: allow that up to 5 s)
+    local alive=0 f k
+    for f in "$t/p1" "$t/p2"; do
+        for k in 1 2 3 4 5 6 7 8 9 10; do
+            [ -s "$f" ] && ! kill -0 "$(cat "$f")" 2>/dev/null && break
+            sleep 0.5
+        done
+        [ -s "$f" ] && ! kill -0 "$(cat "$f")" 2>/dev/null || alive=$((alive + 1))
+    done
     got="$(race_hazards "$t/h1")|$(race_hazards "$t/h2")|$(tail -n 1 "$t/h2")|$((SECONDS - t0 < 15))|$alive"
     [ "$got" = '1||mutants: racecheck timed out after 2 s|1|0' ] ||
         { echo "self-test: the first-hazard stop gave '$got' in $((SECONDS - t0)) s" >&2; bad=1; }
