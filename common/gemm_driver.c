@@ -111,6 +111,10 @@ typedef struct {
     /* ||C - A32*B32||_F / ||A32*B32||_F on the sample, where A32, B32 are the f32 values the
      * inputs were rounded (or quantised) from: what the choice of format costs on f32 data. */
     double data_err;
+    /* skewed inputs only (else worst_row = -1): the largest ||C_i - (A32*B32)_i|| / ||(A32*B32)_i||
+     * over WORST_ROW_SAMPLE rows of C in full, and that row */
+    double worst_row_err;
+    long worst_row, worst_rows_read;
 } case_result;
 
 const char *tc_gemm_unsupported(const tc_gemm_variant *v, long M, long N, long K)
@@ -192,11 +196,18 @@ static double host_bytes(const tc_gemm_variant *v, long M, long N, long K)
 
 _Static_assert(TC_WIDE_EXP_MIN == -8 && TC_WIDE_EXP_MAX == 8 && TC_SKEW_BLOCK == 128,
                "the ranges are spelled out in dist_descriptions and the --inputs help");
-static const char *const dist_names[] = {"uniform", "wide", "skewed"};
+static const char *const dist_names[] = {"uniform", "wide", "skewed", "skewed_rows"};
 static const char *const dist_descriptions[] = {
     "uniform in [-1, 1)", "wide: u * 2^e, u uniform in [-1, 1), e uniform in -8..8",
     "skewed: u * 2^e, u uniform in [-1, 1), one e uniform in -8..8 per 1x128 slice of A and "
-    "per 128x128 block of B"};
+    "per 128x128 block of B",
+    "skewed_rows: u * 2^e, u uniform in [-1, 1), one e uniform in -8..8 per row of A; B uniform "
+    "in [-1, 1)"};
+_Static_assert(TC_COUNT(dist_names) == TC_INPUTS_SKEWED_ROWS + 1 &&
+                   TC_COUNT(dist_descriptions) == TC_INPUTS_SKEWED_ROWS + 1,
+               "a name and a description per distribution");
+/* how many rows of C the worst-row error reads in full (skewed inputs only) */
+#define WORST_ROW_SAMPLE 64
 
 /* With uniform inputs the draws are exactly those of earlier versions of this driver (one
  * tc_rng_uniform per element), so seeds keep meaning the same data. */
@@ -228,7 +239,7 @@ static void fill_blocks(void *h, float *h32, const tc_precision *p, tc_input_dis
     if (h32) memset(h32, 0xFF, (size_t)outer * (size_t)ld * sizeof(float));
     const long block_cols = ceil_div(cols, skew_cols);
     int *exps = NULL;
-    if (dist == TC_INPUTS_SKEWED) {
+    if (dist == TC_INPUTS_SKEWED || dist == TC_INPUTS_SKEWED_ROWS) {
         const long n = ceil_div(rows, skew_rows) * block_cols;
         exps = (int *)tc_xmalloc((size_t)n * sizeof *exps);
         for (long b = 0; b < n; b++) exps[b] = tc_rng_int(rng, TC_WIDE_EXP_MIN, TC_WIDE_EXP_MAX);
@@ -255,13 +266,16 @@ static void fill_blocks(void *h, float *h32, const tc_precision *p, tc_input_dis
 void tc_gemm_fill_matrix(void *h, float *h32, const tc_precision *p, tc_input_dist dist, long rows,
                          long cols, tc_layout layout, long ld, tc_rng *rng)
 {
-    fill_blocks(h, h32, p, dist, rows, cols, layout, ld, 1, TC_SKEW_BLOCK, rng);
+    fill_blocks(h, h32, p, dist, rows, cols, layout, ld, 1,
+                dist == TC_INPUTS_SKEWED_ROWS ? (int)cols : TC_SKEW_BLOCK, rng);
 }
 
 void tc_gemm_fill_matrix_b(void *h, float *h32, const tc_precision *p, tc_input_dist dist,
                            long rows, long cols, tc_layout layout, long ld, tc_rng *rng)
 {
-    fill_blocks(h, h32, p, dist, rows, cols, layout, ld, TC_SKEW_BLOCK, TC_SKEW_BLOCK, rng);
+    /* skewed_rows skews A alone: B is drawn uniform */
+    fill_blocks(h, h32, p, dist == TC_INPUTS_SKEWED_ROWS ? TC_INPUTS_UNIFORM : dist, rows, cols,
+                layout, ld, TC_SKEW_BLOCK, TC_SKEW_BLOCK, rng);
 }
 
 /* the largest finite value of an fp8 format */
@@ -303,7 +317,7 @@ static const char *dist_unsupported(const tc_gemm_variant *v, tc_input_dist dist
     const tc_dtype in = tc_precision_get(v->precision)->in;
     if (dist == TC_INPUTS_WIDE && in != TC_F32 && in != TC_F64)
         return "wide inputs are defined for f32 and f64 data only";
-    if (dist == TC_INPUTS_SKEWED && tc_dtype_is_integer(in))
+    if ((dist == TC_INPUTS_SKEWED || dist == TC_INPUTS_SKEWED_ROWS) && tc_dtype_is_integer(in))
         return "skewed inputs are defined for floating-point data only";
     return NULL;
 }
@@ -664,6 +678,7 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
                      scalars ab, tc_input_dist dist, int force, case_result *res)
 {
     memset(res, 0, sizeof *res);
+    res->worst_row = -1;
     const tc_precision *prec = tc_precision_get(v->precision);
     tc_gemm_problem p;
     memset(&p, 0, sizeof p);
@@ -834,11 +849,11 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
                                      sizeof res->message) != 0)
             res->pass = 0;
         if (data_err) {
+            const tc_matrix A32 = tc_matrix_make(h_a32, TC_F32, M, K, v->a_layout, p.lda);
+            const tc_matrix B32 = tc_matrix_make(h_b32, TC_F32, K, N, v->b_layout, p.ldb);
             if (plain_scalars && hp->have_ref32) {
                 memcpy(ref, hp->ref32, (size_t)sample.n * sizeof(double));
             } else {
-                tc_matrix A32 = tc_matrix_make(h_a32, TC_F32, M, K, v->a_layout, p.lda);
-                tc_matrix B32 = tc_matrix_make(h_b32, TC_F32, K, N, v->b_layout, p.ldb);
                 tc_ref_gemm(&A32, &B32, &sample, ref);
                 if (plain_scalars && hp->have_ref) {
                     hp->ref32 = (double *)tc_xmalloc((size_t)sample.n * sizeof(double));
@@ -848,6 +863,17 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
             }
             double q = tc_dtype_is_integer(prec->in) ? 1.0 / (I8_SCALE * I8_SCALE) : 1.0;
             res->data_err = tc_rel_fro_error(&C, &sample, ref, q);
+            /* skewed inputs: what the smallest rows lose, which the Frobenius error (made by the
+             * largest rows) cannot show; whole rows, so an FP64 product of 64 x N x K */
+            if (dist == TC_INPUTS_SKEWED || dist == TC_INPUTS_SKEWED_ROWS) {
+                tc_sample rows = tc_sample_full_rows(M, N, WORST_ROW_SAMPLE);
+                double *row_ref = (double *)tc_xmalloc((size_t)rows.n * sizeof(double));
+                tc_ref_gemm(&A32, &B32, &rows, row_ref);
+                res->worst_row_err = tc_worst_row_error(&C, &rows, row_ref, q, &res->worst_row);
+                res->worst_rows_read = rows.n / N;
+                free(row_ref);
+                tc_sample_free(&rows);
+            }
         }
         free(ref);
         if (sample_p == &local_sample) tc_sample_free(&local_sample);
@@ -960,6 +986,9 @@ static void print_table_row(FILE *f, const char *label, const tc_gemm_variant *v
             !r->pass          ? "FAIL"
             : r->check.coarse ? "coarse"
                               : "PASS");
+    if (r->worst_row >= 0)
+        fprintf(f, "    worst row vs f32 data: %.3g (row %ld of the %ld rows of C read in full)\n",
+                r->worst_row_err, r->worst_row, r->worst_rows_read);
     if (!r->pass) {
         fprintf(f, "    ");
         tc_check_print(&r->check, f);
@@ -1340,9 +1369,11 @@ int tc_gemm_main_built(int argc, char **argv, const tc_gemm_chapter *chapter, co
     /* --inputs belongs to the driver: every GEMM chapter takes it */
     static const tc_cli_flag flags[] = {
         {.name = "--inputs",
-         .metavar = "uniform|wide|skewed",
+         .metavar = "uniform|wide|skewed|skewed_rows",
          .help = "uniform in [-1,1) (default); wide: u*2^e, e in -8..8 (f32, f64 data); "
-                 "skewed: one e per 1x128 slice of A, 128x128 block of B (floating point)"}};
+                 "skewed: one e per 1x128 slice of A, 128x128 block of B; skewed_rows: one e per "
+                 "row of A, B uniform (both floating point; the table adds the worst row's "
+                 "error)"}};
     const tc_cli_spec spec = {.program = ch->name,
                               .summary = ch->summary,
                               .variants = ch->variants,
@@ -1357,15 +1388,13 @@ int tc_gemm_main_built(int argc, char **argv, const tc_gemm_chapter *chapter, co
     tc_parse_args(argc, argv, &spec, &a);
     tc_input_dist dist = TC_INPUTS_UNIFORM;
     if (a.flag_values[0]) {
-        if (strcmp(a.flag_values[0], dist_names[TC_INPUTS_UNIFORM]) == 0)
-            dist = TC_INPUTS_UNIFORM;
-        else if (strcmp(a.flag_values[0], dist_names[TC_INPUTS_WIDE]) == 0)
-            dist = TC_INPUTS_WIDE;
-        else if (strcmp(a.flag_values[0], dist_names[TC_INPUTS_SKEWED]) == 0)
-            dist = TC_INPUTS_SKEWED;
-        else
+        int found = 0;
+        for (int d = 0; d < TC_COUNT(dist_names); d++)
+            if (strcmp(a.flag_values[0], dist_names[d]) == 0) dist = (tc_input_dist)d, found = 1;
+        if (!found)
             tc_usage_error(ch->name,
-                           "bad value '%s' for --inputs: expected uniform, wide or skewed",
+                           "bad value '%s' for --inputs: expected uniform, wide, skewed or "
+                           "skewed_rows",
                            a.flag_values[0]);
         if (a.mode == TC_MODE_BENCH)
             tc_usage_error(ch->name, "--inputs goes with the default table or --test; --bench "

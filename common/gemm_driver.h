@@ -168,7 +168,17 @@ struct tc_gemm_variant {
  *            along K) and per 128 x 128 block of B, e a uniform integer in -8..8: the dynamic
  *            range that per-tensor FP8 loses and block scaling keeps (a row's small slices
  *            fall into e4m3's subnormals). Defined for every floating-point input; int8 skips. */
-typedef enum { TC_INPUTS_UNIFORM, TC_INPUTS_WIDE, TC_INPUTS_SKEWED } tc_input_dist;
+/*   skewed_rows  A as skewed with one e per whole row (all of K), B uniform: rows of C made only
+ *            of small slices, where per-tensor FP8 loses a whole row and block scaling keeps it
+ *            (the Frobenius error over C cannot show it; the worst row's error does). Floating
+ *            point only. With skewed and skewed_rows the default table also prints the worst
+ *            row's error against the f32 data (tc_worst_row_error on 64 rows of C in full). */
+typedef enum {
+    TC_INPUTS_UNIFORM,
+    TC_INPUTS_WIDE,
+    TC_INPUTS_SKEWED,
+    TC_INPUTS_SKEWED_ROWS
+} tc_input_dist;
 #define TC_WIDE_EXP_MIN (-8)
 #define TC_WIDE_EXP_MAX 8
 #define TC_SKEW_BLOCK   128

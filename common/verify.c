@@ -234,6 +234,20 @@ tc_sample tc_sample_make(long rows, long cols, long K, double full_limit, int ra
     return s;
 }
 
+tc_sample tc_sample_full_rows(long rows, long cols, int n)
+{
+    tc_sample s;
+    memset(&s, 0, sizeof s);
+    s.rows = rows;
+    s.cols = cols;
+    const long n_rows = rows < n ? rows : n;
+    s.ii = (long *)tc_xmalloc((size_t)(n_rows * cols) * sizeof(long));
+    s.jj = (long *)tc_xmalloc((size_t)(n_rows * cols) * sizeof(long));
+    for (long k = 0; k < n_rows; k++)
+        for (long j = 0; j < cols; j++, s.n++) s.ii[s.n] = k * rows / n_rows, s.jj[s.n] = j;
+    return s;
+}
+
 void tc_sample_free(tc_sample *s)
 {
     free(s->ii);
@@ -425,6 +439,28 @@ double tc_rel_fro_error(const tc_matrix *C, const tc_sample *s, const double *re
         ref2 += ref[e] * ref[e];
     }
     return ref2 > 0 ? sqrt(err2 / ref2) : sqrt(err2);
+}
+
+double tc_worst_row_error(const tc_matrix *C, const tc_sample *rows, const double *ref,
+                          double scale, long *worst_row)
+{
+    double worst = -1;
+    *worst_row = -1;
+    for (long e0 = 0; e0 < rows->n; e0 += rows->cols) { /* one whole row per cols elements */
+        double err2 = 0, ref2 = 0;
+        long i = 0, j;
+        for (long e = e0; e < e0 + rows->cols; e++) {
+            tc_sample_get(rows, e, &i, &j);
+            const double d =
+                scale * tc_load(C->data, C->type, (size_t)(i * C->rs + j * C->cs)) - ref[e];
+            if (isnan(d)) return NAN;
+            err2 += d * d;
+            ref2 += ref[e] * ref[e];
+        }
+        const double row_err = ref2 > 0 ? sqrt(err2 / ref2) : sqrt(err2);
+        if (row_err > worst) worst = row_err, *worst_row = i;
+    }
+    return worst;
 }
 
 void tc_check_print(const tc_check_result *r, FILE *f)

@@ -95,6 +95,9 @@ typedef struct {
 /* Full when rows*cols*K <= full_limit, else rows {0, M/2, M-1}, columns {0, N/2, N-1} and
  * `random` random elements (the contract asks for at least 1024). */
 tc_sample tc_sample_make(long rows, long cols, long K, double full_limit, int random, tc_rng *rng);
+/* n_rows whole rows of C (n_rows = min(rows, n), row k = k * rows / n_rows: first, evenly
+ * spaced, never the same twice), each in full, row after row: what a per-row error needs. */
+tc_sample tc_sample_full_rows(long rows, long cols, int n);
 void tc_sample_free(tc_sample *s);
 void tc_sample_get(const tc_sample *s, long e, long *i, long *j);
 
@@ -122,6 +125,12 @@ tc_check_result tc_check(const tc_matrix *C, const tc_sample *s, const double *r
                          const tc_precision *p, long K, double s_bound);
 /* ||scale*C - ref||_F / ||ref||_F over the sample (NaN if C holds a NaN). */
 double tc_rel_fro_error(const tc_matrix *C, const tc_sample *s, const double *ref, double scale);
+/* The worst row: the largest ||scale*C_i - ref_i||_2 / ||ref_i||_2 over the rows of a sample made
+ * by tc_sample_full_rows (ref in the sample's order); *worst_row gets its index. A row whose
+ * reference is all zeros counts with its absolute error. NaN if C holds a NaN. A Frobenius error
+ * over the whole of C is made by its largest rows; this is what its smallest ones lose. */
+double tc_worst_row_error(const tc_matrix *C, const tc_sample *rows, const double *ref,
+                          double scale, long *worst_row);
 /* --test bookkeeping shared by the chapter drivers. tc_test_line_end finishes a test line with
  * the check (or, when the case did not run, the reason) and counts it; tc_test_finish prints
  * "<program> --test: N passed, N failed, N skipped" (tests/run_tests.sh reads that line) and

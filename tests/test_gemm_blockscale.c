@@ -58,6 +58,75 @@ static int unit_skewed_inputs_per_block(void)
     return 0;
 }
 
+/* skewed_rows: one exponent per whole row of A (drawn first, row by row), B drawn exactly as
+ * uniform inputs are; then, on the CPU, what the worst-row error of the default table shows: e4m3
+ * with one scale (1) against 1 x 128 block scales, A's rows from 2^-8 to 2^8, B quantised alike.
+ * The Frobenius error over C is about the same for both (the large rows make it); the worst
+ * row's is several times larger with one scale (a row of 2^-8 falls into the subnormals). */
+static int unit_skewed_rows_worst_row(void)
+{
+    enum { MR = 64, KR = 256, NR = 48, KBR = KR / 128 };
+    const tc_precision *f32 = tc_precision_get("f32");
+    float *a = malloc(sizeof(float) * MR * KR), *b = malloc(sizeof(float) * KR * NR),
+          *b_uniform = malloc(sizeof(float) * KR * NR);
+    tc_rng rng, again;
+    tc_rng_seed(&rng, 7);
+    tc_gemm_fill_matrix(a, NULL, f32, TC_INPUTS_SKEWED_ROWS, MR, KR, TC_ROW_MAJOR, KR, &rng);
+    tc_rng_seed(&again, 7);
+    int lo = 99, hi = -99;
+    for (int i = 0; i < MR; i++) {
+        const int e = tc_rng_int(&again, TC_WIDE_EXP_MIN, TC_WIDE_EXP_MAX);
+        double amax = 0;
+        for (int k = 0; k < KR; k++) amax = fmax(amax, fabs(a[i * KR + k]));
+        UNIT_CHECK(amax < ldexp(1.0, e) && amax >= ldexp(1.0, e - 1),
+                   "row %d of A: max %g, its exponent %d", i, amax, e);
+        lo = e < lo ? e : lo, hi = e > hi ? e : hi;
+    }
+    UNIT_CHECK(lo <= -6 && hi >= 6, "A's rows' exponents span %d .. %d only", lo, hi);
+    tc_rng_seed(&rng, 8);
+    tc_gemm_fill_matrix_b(b, NULL, f32, TC_INPUTS_SKEWED_ROWS, KR, NR, TC_COL_MAJOR, KR, &rng);
+    tc_rng_seed(&rng, 8);
+    tc_gemm_fill_matrix_b(b_uniform, NULL, f32, TC_INPUTS_UNIFORM, KR, NR, TC_COL_MAJOR, KR, &rng);
+    UNIT_CHECK(memcmp(b, b_uniform, sizeof(float) * KR * NR) == 0, "B is not drawn uniform");
+
+    /* A per tensor (scale 1: every value below 256) and per 1 x 128 slice; B per tensor */
+    float *a_tensor = malloc(sizeof(float) * MR * KR), *a_block = malloc(sizeof(float) * MR * KR),
+          *bq = malloc(sizeof(float) * KR * NR), scales[KBR * MR];
+    uint8_t *q = malloc(MR * KR);
+    for (int x = 0; x < MR * KR; x++) a_tensor[x] = tc_e4m3_to_f32(tc_f32_to_e4m3(a[x]));
+    tc_gemm_block_quantize(q, a_block, scales, a, TC_E4M3, MR, KR, TC_ROW_MAJOR, KR, 1, 128, 1, MR);
+    for (int x = 0; x < KR * NR; x++) bq[x] = tc_e4m3_to_f32(tc_f32_to_e4m3(b[x]));
+    tc_matrix A32 = tc_matrix_make(a, TC_F32, MR, KR, TC_ROW_MAJOR, KR),
+              B32 = tc_matrix_make(b, TC_F32, KR, NR, TC_COL_MAJOR, KR),
+              BQ = tc_matrix_make(bq, TC_F32, KR, NR, TC_COL_MAJOR, KR);
+    tc_sample rows = tc_sample_full_rows(MR, NR, 64);
+    double *ref = malloc(sizeof(double) * rows.n), *c_tensor = malloc(sizeof(double) * rows.n),
+           *c_block = malloc(sizeof(double) * rows.n);
+    tc_ref_gemm(&A32, &B32, &rows, ref);
+    tc_matrix AT = tc_matrix_make(a_tensor, TC_F32, MR, KR, TC_ROW_MAJOR, KR),
+              AB = tc_matrix_make(a_block, TC_F32, MR, KR, TC_ROW_MAJOR, KR);
+    tc_ref_gemm(&AT, &BQ, &rows, c_tensor);
+    tc_ref_gemm(&AB, &BQ, &rows, c_block);
+    tc_matrix CT = tc_matrix_make(c_tensor, TC_F64, MR, NR, TC_ROW_MAJOR, NR),
+              CB = tc_matrix_make(c_block, TC_F64, MR, NR, TC_ROW_MAJOR, NR);
+    long row_tensor, row_block;
+    const double worst_tensor = tc_worst_row_error(&CT, &rows, ref, 1.0, &row_tensor),
+                 worst_block = tc_worst_row_error(&CB, &rows, ref, 1.0, &row_block),
+                 fro_tensor = tc_rel_fro_error(&CT, &rows, ref, 1.0),
+                 fro_block = tc_rel_fro_error(&CB, &rows, ref, 1.0);
+    UNIT_CHECK(worst_tensor > 4 * worst_block,
+               "worst row: one scale %.3g (row %ld), block scales %.3g (row %ld)", worst_tensor,
+               row_tensor, worst_block, row_block);
+    UNIT_CHECK(fabs(fro_tensor / fro_block - 1) < 0.2, "Frobenius: one scale %.3g, blocks %.3g",
+               fro_tensor, fro_block);
+    printf("note: worst row %.3g with one scale, %.3g with block scales; Frobenius %.3g, %.3g\n",
+           worst_tensor, worst_block, fro_tensor, fro_block);
+    tc_sample_free(&rows);
+    free(a), free(b), free(b_uniform), free(a_tensor), free(a_block), free(bq), free(q);
+    free(ref), free(c_tensor), free(c_block);
+    return 0;
+}
+
 /* the quantisation: a power-of-two scale per block that puts its largest value in e4m3's top
  * binade, the stored value the nearest e4m3 of x / s, the scaled value exact */
 static int unit_block_quantize_power_of_two_scales(void)
@@ -304,6 +373,7 @@ static int unit_block_scaled_bf16_out(void)
 static const tc_unit tests[] = {
     {.name = "block_scaled_bf16_out", .fn = unit_block_scaled_bf16_out},
     {.name = "skewed_inputs_per_block", .fn = unit_skewed_inputs_per_block},
+    {.name = "skewed_rows_worst_row", .fn = unit_skewed_rows_worst_row},
     {.name = "block_quantize_power_of_two_scales", .fn = unit_block_quantize_power_of_two_scales},
     {.name = "block_scaled_checks", .fn = unit_block_scaled_checks},
 };

@@ -563,6 +563,50 @@ static int unit_rel_fro_error_known_values(void)
     return 0;
 }
 
+/* the rows a per-row error reads: evenly spaced, whole, never repeated */
+static int unit_sample_full_rows(void)
+{
+    tc_sample s = tc_sample_full_rows(10, 4, 3);
+    UNIT_CHECK(!s.full && s.n == 12, "3 rows of 4: %ld elements", s.n);
+    const long want[3] = {0, 3, 6};
+    for (long e = 0; e < s.n; e++) {
+        long i, j;
+        tc_sample_get(&s, e, &i, &j);
+        UNIT_CHECK(i == want[e / 4] && j == e % 4, "element %ld is (%ld, %ld)", e, i, j);
+    }
+    tc_sample_free(&s);
+    s = tc_sample_full_rows(2, 5, 64); /* fewer rows than asked: each once */
+    UNIT_CHECK(s.n == 10 && s.ii[0] == 0 && s.ii[5] == 1, "2 rows of 5: %ld elements", s.n);
+    tc_sample_free(&s);
+    return 0;
+}
+
+/* A small row with a 10% error among large rows with 1%: the Frobenius error over C is near 1%,
+ * the worst row's 10%, at that row */
+static int unit_worst_row_error_finds_small_row(void)
+{
+    enum { M = 6, N = 5 };
+    float c[M * N];
+    double ref[M * N];
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            const double r = (i == 4 ? 1e-3 : 1.0) * (1 + j);
+            ref[i * N + j] = r;
+            c[i * N + j] = (float)(r * (i == 4 ? 1.1 : 1.01));
+        }
+    tc_matrix C = tc_matrix_make(c, TC_F32, M, N, TC_ROW_MAJOR, N);
+    tc_sample s = tc_sample_full_rows(M, N, 64);
+    long worst_row;
+    const double w = tc_worst_row_error(&C, &s, ref, 1.0, &worst_row);
+    UNIT_CHECK(worst_row == 4 && fabs(w - 0.1) < 1e-6, "worst row %ld, error %.9g", worst_row, w);
+    const double fro = tc_rel_fro_error(&C, &s, ref, 1.0);
+    UNIT_CHECK(fabs(fro - 0.01) < 1e-6, "the Frobenius error %.9g, not the large rows' 1%%", fro);
+    c[2 * N + 3] = NAN;
+    UNIT_CHECK(isnan(tc_worst_row_error(&C, &s, ref, 1.0, &worst_row)), "NaN in C must give NaN");
+    tc_sample_free(&s);
+    return 0;
+}
+
 static const tc_unit tests[] = {
     {.name = "ref_gemm_matches_naive_loops", .fn = unit_ref_gemm_matches_naive_loops},
     {.name = "ref_gemm_int8_exact", .fn = unit_ref_gemm_int8_exact},
@@ -577,6 +621,8 @@ static const tc_unit tests[] = {
     {.name = "checker_integers_exact", .fn = unit_checker_integers_exact},
     {.name = "checker_sampled_catches_bad_row", .fn = unit_checker_sampled_catches_bad_row},
     {.name = "rel_fro_error_known_values", .fn = unit_rel_fro_error_known_values},
+    {.name = "sample_full_rows", .fn = unit_sample_full_rows},
+    {.name = "worst_row_error_finds_small_row", .fn = unit_worst_row_error_finds_small_row},
     {.name = "tolerance_rows_catch_lost_work", .fn = unit_tolerance_rows_catch_lost_work},
 };
 
