@@ -111,8 +111,9 @@ typedef struct {
     /* ||C - A32*B32||_F / ||A32*B32||_F on the sample, where A32, B32 are the f32 values the
      * inputs were rounded (or quantised) from: what the choice of format costs on f32 data. */
     double data_err;
-    /* skewed inputs only (else worst_row = -1): the largest ||C_i - (A32*B32)_i|| / ||(A32*B32)_i||
-     * over WORST_ROW_SAMPLE rows of C in full, and that row */
+    /* with vs_f32data (default table and --bench, not f64 rows) on skewed inputs, else
+     * worst_row = -1: the largest ||C_i - (A32*B32)_i|| / ||(A32*B32)_i|| over
+     * WORST_ROW_SAMPLE rows of C in full (every row when the check's sample is all of C) */
     double worst_row_err;
     long worst_row, worst_rows_read;
 } case_result;
@@ -864,8 +865,12 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
             double q = tc_dtype_is_integer(prec->in) ? 1.0 / (I8_SCALE * I8_SCALE) : 1.0;
             res->data_err = tc_rel_fro_error(&C, &sample, ref, q);
             /* skewed inputs: what the smallest rows lose, which the Frobenius error (made by the
-             * largest rows) cannot show; whole rows, so an FP64 product of 64 x N x K */
-            if (dist == TC_INPUTS_SKEWED || dist == TC_INPUTS_SKEWED_ROWS) {
+             * largest rows) cannot show. Whole rows: every row from the reference above when
+             * the sample is all of C, else an FP64 product of 64 x N x K of its own */
+            if ((dist == TC_INPUTS_SKEWED || dist == TC_INPUTS_SKEWED_ROWS) && sample.full) {
+                res->worst_row_err = tc_worst_row_error(&C, &sample, ref, q, &res->worst_row);
+                res->worst_rows_read = M;
+            } else if (dist == TC_INPUTS_SKEWED || dist == TC_INPUTS_SKEWED_ROWS) {
                 tc_sample rows = tc_sample_full_rows(M, N, WORST_ROW_SAMPLE);
                 double *row_ref = (double *)tc_xmalloc((size_t)rows.n * sizeof(double));
                 tc_ref_gemm(&A32, &B32, &rows, row_ref);
@@ -1134,14 +1139,16 @@ static int mode_test(const tc_gemm_chapter *ch, const tc_args *a, const tc_devic
         runs[vi] = 1;
         /* a block-scaled row on uniform data would get one scale everywhere (every block's max
          * is near 1), and a scale read from the wrong row, k-tile or block would go unseen: its
-         * test inputs are skewed, one exponent per block */
-        vdists[vi] = v->scaling != TC_GEMM_SCALING_NONE && dist == TC_INPUTS_UNIFORM
+         * test inputs are skewed, one exponent per block (skewed_rows too: one scale along a
+         * row of A and the same for every block of B would hide a wrong k-tile's or block's) */
+        vdists[vi] = v->scaling != TC_GEMM_SCALING_NONE &&
+                             (dist == TC_INPUTS_UNIFORM || dist == TC_INPUTS_SKEWED_ROWS)
                          ? TC_INPUTS_SKEWED
                          : dist;
         if (vdists[vi] != dist)
-            printf("note %-18s block-scaled: tested on skewed inputs (uniform data would give "
-                   "every block the same scale)\n",
-                   v->name);
+            printf("note %-18s block-scaled: tested on skewed inputs (%s data would give "
+                   "every block of a row, or of B, the same scale)\n",
+                   v->name, dist_names[dist]);
         if (v->wide_test_inputs && dist == TC_INPUTS_UNIFORM) {
             vdists[vi] = TC_INPUTS_WIDE;
             printf("note %-18s tested on wide inputs (on uniform data nearly every exponent it "

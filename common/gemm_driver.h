@@ -171,8 +171,9 @@ struct tc_gemm_variant {
 /*   skewed_rows  A as skewed with one e per whole row (all of K), B uniform: rows of C made only
  *            of small slices, where per-tensor FP8 loses a whole row and block scaling keeps it
  *            (the Frobenius error over C cannot show it; the worst row's error does). Floating
- *            point only. With skewed and skewed_rows the default table also prints the worst
- *            row's error against the f32 data (tc_worst_row_error on 64 rows of C in full). */
+ *            point only. With skewed and skewed_rows the table (default runs and --bench) also
+ *            prints the worst row's error against the f32 data (tc_worst_row_error on 64 rows of
+ *            C in full, or all of them on small problems; not for f64 rows: no f32 data). */
 typedef enum {
     TC_INPUTS_UNIFORM,
     TC_INPUTS_WIDE,
@@ -228,7 +229,8 @@ typedef struct {
 void tc_gemm_fill_matrix(void *h, float *h32, const tc_precision *p, tc_input_dist dist, long rows,
                          long cols, tc_layout layout, long ld, tc_rng *rng);
 /* The same for operand B (K x N): skewed inputs get one exponent per 128 x 128 block instead of
- * per 1 x 128 slice (tc_gemm_fill_matrix fills as A). Uniform and wide draws are the same. */
+ * per 1 x 128 slice (tc_gemm_fill_matrix fills as A), skewed_rows draws B uniform. Uniform and
+ * wide draws are the same. */
 void tc_gemm_fill_matrix_b(void *h, float *h32, const tc_precision *p, tc_input_dist dist,
                            long rows, long cols, tc_layout layout, long ld, tc_rng *rng);
 

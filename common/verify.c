@@ -453,7 +453,10 @@ double tc_worst_row_error(const tc_matrix *C, const tc_sample *rows, const doubl
             tc_sample_get(rows, e, &i, &j);
             const double d =
                 scale * tc_load(C->data, C->type, (size_t)(i * C->rs + j * C->cs)) - ref[e];
-            if (isnan(d)) return NAN;
+            if (isnan(d)) {
+                *worst_row = i; /* the row that holds the NaN */
+                return NAN;
+            }
             err2 += d * d;
             ref2 += ref[e] * ref[e];
         }

@@ -127,7 +127,8 @@ tc_check_result tc_check(const tc_matrix *C, const tc_sample *s, const double *r
 double tc_rel_fro_error(const tc_matrix *C, const tc_sample *s, const double *ref, double scale);
 /* The worst row: the largest ||scale*C_i - ref_i||_2 / ||ref_i||_2 over the rows of a sample made
  * by tc_sample_full_rows (ref in the sample's order); *worst_row gets its index. A row whose
- * reference is all zeros counts with its absolute error. NaN if C holds a NaN. A Frobenius error
+ * reference is all zeros counts with its absolute error. NaN if C holds a NaN (*worst_row: its
+ * row). Also takes a full sample (every row, row after row). A Frobenius error
  * over the whole of C is made by its largest rows; this is what its smallest ones lose. */
 double tc_worst_row_error(const tc_matrix *C, const tc_sample *rows, const double *ref,
                           double scale, long *worst_row);

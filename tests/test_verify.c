@@ -575,6 +575,14 @@ static int unit_sample_full_rows(void)
         UNIT_CHECK(i == want[e / 4] && j == e % 4, "element %ld is (%ld, %ld)", e, i, j);
     }
     tc_sample_free(&s);
+    s = tc_sample_full_rows(10, 4, 4); /* k * rows / n, not k * (rows / n): 0, 2, 5, 7 */
+    UNIT_CHECK(s.n == 16 && s.ii[4] == 2 && s.ii[8] == 5 && s.ii[12] == 7,
+               "4 rows of 10: %ld %ld %ld", s.ii[4], s.ii[8], s.ii[12]);
+    tc_sample_free(&s);
+    s = tc_sample_full_rows(200, 3, 64);
+    UNIT_CHECK(s.n == 192 && s.ii[3 * 3] == 9 && s.ii[191] == 196, "64 of 200 rows: %ld, last %ld",
+               s.ii[9], s.ii[191]);
+    tc_sample_free(&s);
     s = tc_sample_full_rows(2, 5, 64); /* fewer rows than asked: each once */
     UNIT_CHECK(s.n == 10 && s.ii[0] == 0 && s.ii[5] == 1, "2 rows of 5: %ld elements", s.n);
     tc_sample_free(&s);
@@ -602,7 +610,33 @@ static int unit_worst_row_error_finds_small_row(void)
     const double fro = tc_rel_fro_error(&C, &s, ref, 1.0);
     UNIT_CHECK(fabs(fro - 0.01) < 1e-6, "the Frobenius error %.9g, not the large rows' 1%%", fro);
     c[2 * N + 3] = NAN;
-    UNIT_CHECK(isnan(tc_worst_row_error(&C, &s, ref, 1.0, &worst_row)), "NaN in C must give NaN");
+    UNIT_CHECK(isnan(tc_worst_row_error(&C, &s, ref, 1.0, &worst_row)) && worst_row == 2,
+               "NaN in row 2 of C must give NaN at row 2, not row %ld", worst_row);
+    tc_sample_free(&s);
+    return 0;
+}
+
+/* The row reported is C's row, not its place in the sample: 64 rows of 200, a bad one at sample
+ * place 3 (row 9); and a row whose reference is all zeros counts with its absolute error */
+static int unit_worst_row_error_names_c_row(void)
+{
+    enum { M = 200, N = 3 };
+    float c[M * N];
+    for (int x = 0; x < M * N; x++) c[x] = 1.0f;
+    tc_matrix C = tc_matrix_make(c, TC_F32, M, N, TC_ROW_MAJOR, N);
+    tc_sample s = tc_sample_full_rows(M, N, 64);
+    double *ref = malloc((size_t)s.n * sizeof *ref);
+    for (long e = 0; e < s.n; e++) ref[e] = 1.0;
+    ref[3 * N + 1] = 2.0; /* row 9: error sqrt(1 / 6) */
+    long worst_row;
+    double w = tc_worst_row_error(&C, &s, ref, 1.0, &worst_row);
+    UNIT_CHECK(worst_row == 9 && fabs(w - sqrt(1.0 / 6.0)) < 1e-12, "worst row %ld, error %.9g",
+               worst_row, w);
+    for (int j = 0; j < N; j++) ref[10 * N + j] = 0.0, c[31 * N + j] = 0.5f; /* row 31: zeros */
+    w = tc_worst_row_error(&C, &s, ref, 1.0, &worst_row);
+    UNIT_CHECK(worst_row == 31 && fabs(w - 0.5 * sqrt(3.0)) < 1e-7, "zero row: %ld, %.9g",
+               worst_row, w);
+    free(ref);
     tc_sample_free(&s);
     return 0;
 }
@@ -623,6 +657,7 @@ static const tc_unit tests[] = {
     {.name = "rel_fro_error_known_values", .fn = unit_rel_fro_error_known_values},
     {.name = "sample_full_rows", .fn = unit_sample_full_rows},
     {.name = "worst_row_error_finds_small_row", .fn = unit_worst_row_error_finds_small_row},
+    {.name = "worst_row_error_names_c_row", .fn = unit_worst_row_error_names_c_row},
     {.name = "tolerance_rows_catch_lost_work", .fn = unit_tolerance_rows_catch_lost_work},
 };
 
