@@ -18,8 +18,9 @@
  *   rim's per-cell tests for every tile (by the SASS about 43 M of the 40 M more instructions
  *   than rung g that an H100 profile counted at Box-2D49P).
  *   Measured (an H100, the first build, NOTES.md "Rung h measured"): 0.72-0.75x rung g sparse at
- *   r <= 3 (the hoisted tests above), 1.18x sparse and 1.49x dense at r = 7; the present form
- *   is not yet run.
+ *   r <= 3 (the hoisted tests above), 1.18x sparse and 1.49x dense at r = 7. The present form
+ *   (an H100 at 70b2aff, "Rung h split measured"): 0.94-0.95x rung g sparse at r = 1 and 3 with
+ *   rung g's instruction count, 1.33x sparse and 1.55x dense at r = 7.
  *   Costs: rung f's (two tiles of shared memory, the tile loop's registers under its launch bound)
  *   and rung g's (sm_90; S even).
  *
