@@ -13,8 +13,9 @@
  *   - no promotion: int32 sums are exact, so unlike chapter 05's FP8 rungs (the same shapes and
  *     the same pipeline) the tensor cores' accumulators run over the whole of K.
  * It is chapter 05's v4_cluster (common/wgmma_v4_cluster.cuh) with three differences: 128 x 128
- * tiles (m64n256k32.s32 exists too: 128 x 256 is untried), int accumulators, and an int32 epilogue
- * whose alpha and beta are integers (the product wraps modulo 2^32, as the other rungs').
+ * tiles (m64n256k32.s32 exists too: 128 x 256 is the next rung, v7_wgmma_s8_wide), int
+ * accumulators, and an int32 epilogue whose alpha and beta are integers (the product wraps modulo
+ * 2^32, as the other rungs').
  *
  * Problem: C = alpha * A * B + beta * C with integer alpha, beta (beta == 0 never reads C); A
  * M x K row-major int8 (lda), B K x N column-major int8 (ldb: stored N x K, K-contiguous), C
