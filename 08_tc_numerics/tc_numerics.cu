@@ -7,7 +7,7 @@
  *   at a time (the probes) or about millions of independent ones (the random search), put dot i
  *   of eight in row i of A, column i of B and element (i, i) of C, zeros elsewhere, and read
  *   D(i, i): eight independent answers per instruction, no shared memory, no tiling. The other
- *   56 elements of D are computed too and thrown away; the cost is irrelevant here.
+ *   120 elements of D are computed too and thrown away; the cost is irrelevant here.
  *
  *        A (16 x K)              B (K x 8)            C, D (16 x 8)
  *     row 0: a of dot 0      col 0: b of dot 0      (0,0): c / d of dot 0
