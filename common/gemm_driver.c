@@ -207,6 +207,11 @@ static const char *const dist_descriptions[] = {
 _Static_assert(TC_COUNT(dist_names) == TC_INPUTS_SKEWED_ROWS + 1 &&
                    TC_COUNT(dist_descriptions) == TC_INPUTS_SKEWED_ROWS + 1,
                "a name and a description per distribution");
+/* skewed and skewed_rows: one exponent per block of A (and of B for skewed) */
+static int dist_is_skewed(tc_input_dist d)
+{
+    return d == TC_INPUTS_SKEWED || d == TC_INPUTS_SKEWED_ROWS;
+}
 /* how many rows of C the worst-row error reads in full (skewed inputs only) */
 #define WORST_ROW_SAMPLE 64
 
@@ -240,7 +245,7 @@ static void fill_blocks(void *h, float *h32, const tc_precision *p, tc_input_dis
     if (h32) memset(h32, 0xFF, (size_t)outer * (size_t)ld * sizeof(float));
     const long block_cols = ceil_div(cols, skew_cols);
     int *exps = NULL;
-    if (dist == TC_INPUTS_SKEWED || dist == TC_INPUTS_SKEWED_ROWS) {
+    if (dist_is_skewed(dist)) {
         const long n = ceil_div(rows, skew_rows) * block_cols;
         exps = (int *)tc_xmalloc((size_t)n * sizeof *exps);
         for (long b = 0; b < n; b++) exps[b] = tc_rng_int(rng, TC_WIDE_EXP_MIN, TC_WIDE_EXP_MAX);
@@ -318,7 +323,7 @@ static const char *dist_unsupported(const tc_gemm_variant *v, tc_input_dist dist
     const tc_dtype in = tc_precision_get(v->precision)->in;
     if (dist == TC_INPUTS_WIDE && in != TC_F32 && in != TC_F64)
         return "wide inputs are defined for f32 and f64 data only";
-    if ((dist == TC_INPUTS_SKEWED || dist == TC_INPUTS_SKEWED_ROWS) && tc_dtype_is_integer(in))
+    if (dist_is_skewed(dist) && tc_dtype_is_integer(in))
         return "skewed inputs are defined for floating-point data only";
     return NULL;
 }
@@ -867,17 +872,16 @@ static void run_case(const tc_gemm_variant *v, void *chapter_ctx, long M, long N
             /* skewed inputs: what the smallest rows lose, which the Frobenius error (made by the
              * largest rows) cannot show. Whole rows: every row from the reference above when
              * the sample is all of C, else an FP64 product of 64 x N x K of its own */
-            if ((dist == TC_INPUTS_SKEWED || dist == TC_INPUTS_SKEWED_ROWS) && sample.full) {
-                res->worst_row_err = tc_worst_row_error(&C, &sample, ref, q, &res->worst_row);
-                res->worst_rows_read = M;
-            } else if (dist == TC_INPUTS_SKEWED || dist == TC_INPUTS_SKEWED_ROWS) {
-                tc_sample rows = tc_sample_full_rows(M, N, WORST_ROW_SAMPLE);
-                double *row_ref = (double *)tc_xmalloc((size_t)rows.n * sizeof(double));
-                tc_ref_gemm(&A32, &B32, &rows, row_ref);
+            if (dist_is_skewed(dist)) {
+                tc_sample rows = sample.full ? sample : tc_sample_full_rows(M, N, WORST_ROW_SAMPLE);
+                double *row_ref = ref;
+                if (!sample.full) {
+                    row_ref = (double *)tc_xmalloc((size_t)rows.n * sizeof(double));
+                    tc_ref_gemm(&A32, &B32, &rows, row_ref);
+                }
                 res->worst_row_err = tc_worst_row_error(&C, &rows, row_ref, q, &res->worst_row);
                 res->worst_rows_read = rows.n / N;
-                free(row_ref);
-                tc_sample_free(&rows);
+                if (!sample.full) free(row_ref), tc_sample_free(&rows);
             }
         }
         free(ref);
