@@ -666,7 +666,8 @@ static void run_variant(const st_variant *v, const st_problem *p, model_sample *
             TC_CUDA_CHECK(e);
         snprintf(res->used, sizeof res->used, "%s, F=%d, %d regs%s",
                  sparse ? "HMMA.SP m16n8k32" : "HMMA m16n8k16", c.fuse,
-                 v->hooks->registers(sparse, v->f16acc, r), grid ? ", small grid" : "");
+                 v->hooks->registers(sparse, v->f16acc, r),
+                 grid && v->hooks->walks_tiles ? ", resident grid forced" : "");
     } else {
         /* the plain launcher (stencil_tc.cuh) packs the bands of the f16 weights and checks */
         const int sparse = v->rung == RUNG_SPARSE;
@@ -788,7 +789,7 @@ static double copy_bandwidth(long NY, long NX, int warmup, int reps)
 
 /* ---- command line -------------------------------------------------------------------------------
  */
-enum { FLAG_GRID, FLAG_STEPS, FLAG_SHAPE, FLAG_FUSE };
+enum { FLAG_GRID, FLAG_STEPS, FLAG_SHAPE, FLAG_FUSE, FLAG_RESIDENT };
 static const tc_cli_flag flags[] = {
     [FLAG_GRID] = {.name = "--grid",
                    .metavar = "NYxNX",
@@ -801,14 +802,25 @@ static const tc_cli_flag flags[] = {
                    .metavar = "F",
                    .help = "steps per pass of the _fused, _pipe, _stmatrix and _stmatrix_pipe "
                            "rungs, 1..4 (default: by the radius)"},
+    [FLAG_RESIDENT] = {.name = "--resident",
+                       .metavar = "N",
+                       .help = "plain runs: the resident blocks of the _pipe and _stmatrix_pipe "
+                               "rungs, 1..1048576 (default: as many as fit on the GPU)"},
 };
-enum { MAX_DIM = 65536, MAX_STEPS = 10000, DEFAULT_GRID = 10240, DEFAULT_STEPS = 10 };
+enum {
+    MAX_DIM = 65536,
+    MAX_STEPS = 10000,
+    DEFAULT_GRID = 10240,
+    DEFAULT_STEPS = 10,
+    MAX_RESIDENT = 1 << 20
+};
 
 /* What check_args makes of the flags, for the modes: the grid, the steps, shapes first..last */
 static struct {
     long NY, NX;
     int T, first, last;
-    int fuse; /* the fused rungs' F, 0: chosen by the radius */
+    int fuse;     /* the fused rungs' F, 0: chosen by the radius */
+    int resident; /* the persistent rungs' grid (plain runs), 0: as many blocks as fit */
 } opts = {.NY = DEFAULT_GRID,
           .NX = DEFAULT_GRID,
           .T = DEFAULT_STEPS,
@@ -1032,7 +1044,7 @@ static int run_timed(const tc_args *a, const tc_device_info *dev, int first, int
                 snprintf(res[i].why, sizeof res[i].why, "skipped: needs sm_%d", variants[i].min_cc);
             } else {
                 run_checked(&variants[i], &p, cache, &n_cache, a->seed, a->warmup, a->reps,
-                            opts.fuse, 0, &res[i]);
+                            opts.fuse, opts.resident, &res[i]);
                 failed += res[i].ran && !res[i].pass;
             }
             const double base_rate = res[BASE].ran ? res[BASE].rate : 0;
@@ -1407,12 +1419,18 @@ static int run_tests(const tc_args *a, const tc_device_info *dev, int first, int
 static void check_args(const tc_args *a)
 {
     const char *grid_text = a->flag_values[FLAG_GRID], *steps_text = a->flag_values[FLAG_STEPS],
-               *shape_text = a->flag_values[FLAG_SHAPE], *fuse_text = a->flag_values[FLAG_FUSE];
+               *shape_text = a->flag_values[FLAG_SHAPE], *fuse_text = a->flag_values[FLAG_FUSE],
+               *resident_text = a->flag_values[FLAG_RESIDENT];
     if (a->mode == TC_MODE_TEST && (grid_text || steps_text))
         tc_usage_error(PROGRAM, "--test runs its own grids and steps; drop --grid/--steps");
     if (a->mode == TC_MODE_TEST && fuse_text)
         tc_usage_error(PROGRAM, "--test forces every steps per pass itself; drop --fuse");
+    if (resident_text && a->mode != TC_MODE_DEFAULT)
+        tc_usage_error(PROGRAM, "--resident is for plain runs (--test and --bench choose the "
+                                "grid themselves); drop it");
     if (fuse_text) opts.fuse = (int)tc_parse_long(PROGRAM, "--fuse", fuse_text, 1, ST_FUSE_MAX);
+    if (resident_text)
+        opts.resident = (int)tc_parse_long(PROGRAM, "--resident", resident_text, 1, MAX_RESIDENT);
     if (grid_text) parse_grid(grid_text, &opts.NY, &opts.NX);
     if (steps_text) opts.T = (int)tc_parse_long(PROGRAM, "--steps", steps_text, 1, MAX_STEPS);
     if (a->mode == TC_MODE_TEST || a->mode == TC_MODE_BENCH)

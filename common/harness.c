@@ -394,7 +394,12 @@ void tc_parse_args(int argc, char **argv, const tc_cli_spec *spec, tc_args *a)
     /* the getopt_long table: the common options, then the chapter's flags without their "--" */
     struct option opts[N_COMMON_OPTIONS + TC_MAX_CHAPTER_FLAGS + 1];
     memcpy(opts, common_options, sizeof common_options);
-    const int n_flags = spec->n_flags < TC_MAX_CHAPTER_FLAGS ? spec->n_flags : TC_MAX_CHAPTER_FLAGS;
+    if (spec->n_flags > TC_MAX_CHAPTER_FLAGS) { /* a program's table, not its user's input */
+        fprintf(stderr, "%s: %d flags of its own, the harness takes at most %d\n", spec->program,
+                spec->n_flags, TC_MAX_CHAPTER_FLAGS);
+        exit(1);
+    }
+    const int n_flags = spec->n_flags;
     for (int f = 0; f < n_flags; f++)
         opts[N_COMMON_OPTIONS + f] = (struct option){
             .name = spec->flags[f].name + 2, .has_arg = required_argument, .val = OPT_CHAPTER + f};

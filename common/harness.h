@@ -76,7 +76,7 @@ const char *tc_target_unsupported(const char *target, int cc, const char *build_
 /* ---- command line ------------------------------------------------------------------------- */
 typedef enum { TC_MODE_DEFAULT, TC_MODE_TEST, TC_MODE_BENCH, TC_MODE_LIST, TC_MODE_HELP } tc_mode;
 
-#define TC_MAX_CHAPTER_FLAGS 4
+#define TC_MAX_CHAPTER_FLAGS 6
 
 typedef struct {
     tc_mode mode;
