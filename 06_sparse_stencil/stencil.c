@@ -30,6 +30,7 @@
  *   build/bin/06_sparse_stencil --bench                   # tensor-core rates, then 10240x10240,
  *                                                         # 10 steps, every rung and shape: CSV
  *   build/bin/06_sparse_stencil --list                    # the variant and shape tables
+ *   TC_BENCH_RATES_ONLY=1 build/bin/06_sparse_stencil --bench --csv r.csv   # the rates alone
  *   TC_SKIP_CUDNN=1 ncu -k regex:stencil_pipe_kernel -c 1 build/bin/06_sparse_stencil
  *       --variant sparse_f16_pipe --shape Box-2D49P --steps 2   # (one line) profile a rung
  *                                                         # with cuDNN left unloaded */
@@ -1019,6 +1020,12 @@ static int run_timed(const tc_args *a, const tc_device_info *dev, int first, int
             row.pct_of_baseline = rates.dense.tflops > 0 ? 100 * q->tflops / rates.dense.tflops : 0;
             row.verified = rates.exact;
             tc_bench_csv_write(csv, &row, dev);
+        }
+        /* TC_BENCH_RATES_ONLY: the bandwidth and the rates (and their prmt mix) alone, about 20 s
+         * instead of the stencil rows' minutes, for a profiler or a short device session */
+        if (getenv("TC_BENCH_RATES_ONLY")) {
+            fprintf(out, "\nTC_BENCH_RATES_ONLY is set: no stencil rows\n");
+            return failed;
         }
     }
     for (int si = first; si <= last; si++) {

@@ -137,9 +137,11 @@ void probe_b_loader_launch(const void *grid, int NY, int ld, int bx, int by, int
  * any other count returns -1) independent chains of `iters` mma (sparse = 0: mma.sync m16n8k16,
  * 1: mma.sp m16n8k32 selector 0, both f16 in, f32 accumulators) on one set of registers,
  * frag[lane * 9 + j]: A (j = 0..3), B (4..7; dense uses 4, 5), metadata (8); c0[lane * 4 + i]
- * the start of accumulator i; out[(warp * 32 + lane) * 4 + i] = the sum of its chains. */
-enum { ST_RATE_WARPS = 4 };
-int probe_rate_launch(int sparse, int chains, int blocks, int iters, const uint32_t *frag,
+ * the start of accumulator i; out[(warp * 32 + lane) * 4 + i] = the sum of its chains.
+ * mix: 0, or 1 or 2 prmt.b32 after each mma on registers of their own (8 chains only): the rate
+ * with ALU work between the mmas, as the sparse stencil's step has. */
+enum { ST_RATE_WARPS = 4, ST_RATE_MAX_MIX = 2 };
+int probe_rate_launch(int sparse, int chains, int mix, int blocks, int iters, const uint32_t *frag,
                       const float *c0, float *out, cudaStream_t stream);
 
 #ifdef __cplusplus

@@ -374,7 +374,7 @@ static void rate_fragments(int sparse, tc_rng *rng, uint32_t *frag, float *c0, d
 }
 
 typedef struct {
-    int sparse, chains, blocks, iters;
+    int sparse, chains, mix, blocks, iters;
     uint32_t *d_frag;
     float *d_c0, *d_out;
 } rate_ctx;
@@ -382,18 +382,19 @@ typedef struct {
 static void rate_launch(void *ctx, cudaStream_t stream)
 {
     const rate_ctx *p = (const rate_ctx *)ctx;
-    if (probe_rate_launch(p->sparse, p->chains, p->blocks, p->iters, p->d_frag, p->d_c0, p->d_out,
-                          stream) != 0) {
-        fprintf(stderr, "internal error: probe_rate is not built for %d chains\n", p->chains);
+    if (probe_rate_launch(p->sparse, p->chains, p->mix, p->blocks, p->iters, p->d_frag, p->d_c0,
+                          p->d_out, stream) != 0) {
+        fprintf(stderr, "internal error: probe_rate is not built for %d chains and mix %d\n",
+                p->chains, p->mix);
         exit(TC_EXIT_WRONG);
     }
     TC_LAUNCH_CHECK();
 }
 
 /* One configuration: run once and check every lane of every warp exactly; reps > 0: then time
- * it (rate: TFLOP/s). */
-static tc_sweep_point run_rate(int sparse, int chains, int blocks, int iters, int warmup, int reps,
-                               tc_rng *rng)
+ * it (rate: TFLOP/s). mix: prmt.b32 per mma (0 .. ST_RATE_MAX_MIX; above 0 at 8 chains only). */
+static tc_sweep_point run_rate(int sparse, int chains, int mix, int blocks, int iters, int warmup,
+                               int reps, tc_rng *rng)
 {
     uint32_t frag[32 * RATE_FRAG];
     float c0[32 * 4];
@@ -402,6 +403,7 @@ static tc_sweep_point run_rate(int sparse, int chains, int blocks, int iters, in
     const size_t warps = (size_t)blocks * ST_RATE_WARPS, n_out = warps * 32 * 4;
     rate_ctx ctx = {sparse,
                     chains,
+                    mix,
                     blocks,
                     iters,
                     tc_device_copy(frag, sizeof frag),
@@ -437,17 +439,22 @@ static tc_sweep_point run_rate(int sparse, int chains, int blocks, int iters, in
     return r;
 }
 
-/* --test: every chain count of both kernels once, short and untimed: the sums must be exact */
+/* --test: every chain count of both kernels once, and 8 chains with each mix, short and
+ * untimed: the sums must be exact */
 static void probe_rate_kernels(tc_rng *rng, int *passed, int *failed)
 {
     for (int sparse = 0; sparse <= 1; sparse++) {
         int ok = 1;
         for (int ci = 0; ci < TC_COUNT(rate_chains); ci++)
-            ok &= run_rate(sparse, rate_chains[ci], 3, RATE_TEST_ITERS, 0, 0, rng).exact;
+            ok &= run_rate(sparse, rate_chains[ci], 0, 3, RATE_TEST_ITERS, 0, 0, rng).exact;
+        for (int mix = 1; mix <= ST_RATE_MAX_MIX; mix++)
+            ok &= run_rate(sparse, 8, mix, 3, RATE_TEST_ITERS, 0, 0, rng).exact;
         tc_test_report(ok,
                        sparse ? "probe rate kernel mma.sp m16n8k32"
                               : "probe rate kernel mma.sync m16n8k16",
-                       "2, 4 and 8 chains: every mma counted, exact", passed, failed);
+                       "2, 4 and 8 chains, and 8 with 1 and 2 prmt per mma: every mma counted, "
+                       "exact",
+                       passed, failed);
     }
 }
 
@@ -460,7 +467,7 @@ typedef struct {
 static tc_sweep_point sweep_point(void *ctx, int chains, int warps_per_sm)
 {
     const sweep_ctx *c = (const sweep_ctx *)ctx;
-    return run_rate(c->sparse, chains, c->dev->sms * warps_per_sm / ST_RATE_WARPS, RATE_ITERS,
+    return run_rate(c->sparse, chains, 0, c->dev->sms * warps_per_sm / ST_RATE_WARPS, RATE_ITERS,
                     c->warmup, c->reps, c->rng);
 }
 
@@ -496,6 +503,24 @@ void st_rates_measure(FILE *info, const tc_device_info *dev, int warmup, int rep
             "fast\n",
             r->dense.tflops, r->sparse.tflops,
             r->dense.tflops > 0 ? r->sparse.tflops / r->dense.tflops : 0);
+    /* the mix: ALU work between the mmas, at 8 chains and the sweep's best warps per SM (the
+     * sparse stencil's step issues about one PRMT per mma.sp); printed, not recorded */
+    for (int sparse = 0; sparse <= 1; sparse++) {
+        const st_rate *best = sparse ? &r->sparse : &r->dense;
+        const int warps_per_sm = best->warps_per_sm > 0 ? best->warps_per_sm : 8 * ST_RATE_WARPS;
+        fprintf(info, "  %s, 8 chains, %d warps/SM, with k prmt.b32 after each mma:",
+                sparse ? "mma.sp m16n8k32" : "mma.sync m16n8k16", warps_per_sm);
+        double rate0 = 0;
+        for (int mix = 0; mix <= ST_RATE_MAX_MIX; mix++) {
+            const tc_sweep_point q = run_rate(sparse, 8, mix, dev->sms * warps_per_sm / ST_RATE_WARPS,
+                                              RATE_ITERS, warmup, reps, &rng);
+            r->exact &= q.exact;
+            if (mix == 0) rate0 = q.rate;
+            fprintf(info, " k=%d %.1f TFLOP/s (%.1f%%)%s", mix, q.rate,
+                    rate0 > 0 ? 100 * q.rate / rate0 : 0, q.exact ? "" : " NOT EXACT");
+        }
+        fprintf(info, "\n");
+    }
 }
 
 void st_probes_run(int *passed, int *failed)

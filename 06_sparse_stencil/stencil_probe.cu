@@ -126,8 +126,14 @@ extern "C" void probe_b_loader_launch(const void *grid, int NY, int ld, int bx, 
  * sweep over chains and warps per SM (stencil_probe.c) finds the throughput. The chains start
  * from different values (c0 + c), the asm is volatile, and every chain's sum reaches memory, so
  * the host checks that all iters * CHAINS mmas ran: out = sum_c (c0 + c) + CHAINS iters (A B),
- * exactly (small integers). frag: 9 words per lane: A (4), B (4; the dense k16 uses 2), e. */
-template <bool SPARSE, int CHAINS>
+ * exactly (small integers). frag: 9 words per lane: A (4), B (4; the dense k16 uses 2), e.
+ * MIX > 0: after each mma, MIX prmt.b32 on a register chain of its own (one per accumulator
+ * chain), as the sparse stencil's step issues about one PRMT (the swap) per mma.sp: how far does
+ * ALU work between the mmas lower their rate? Each prmt takes bytes of its own chain and of
+ * another chain's register, which changes too, so that no two fold into one; the chains' bytes
+ * reach memory only if c0 holds a value above 1e30 (never: the host's c0 is small integers, but
+ * the compiler cannot know), which keeps them without touching out. */
+template <bool SPARSE, int CHAINS, int MIX>
 __global__ void __launch_bounds__(32 * ST_RATE_WARPS)
     probe_rate(const uint32_t *frag, const float *c0, int iters, float *out)
 {
@@ -141,6 +147,9 @@ __global__ void __launch_bounds__(32 * ST_RATE_WARPS)
     for (int c = 0; c < CHAINS; c++)
 #pragma unroll
         for (int i = 0; i < 4; i++) acc[c][i] = c0[lane * 4 + i] + (float)c;
+    uint32_t mix[CHAINS];
+#pragma unroll
+    for (int c = 0; c < CHAINS; c++) mix[c] = a[c % 4] ^ (uint32_t)c;
 #pragma unroll 4
     for (int it = 0; it < iters; it++)
 #pragma unroll
@@ -149,7 +158,18 @@ __global__ void __launch_bounds__(32 * ST_RATE_WARPS)
                 mma_sp_m16n8k32_f16f32<0>(acc[c], a, b, e);
             else
                 mma_m16n8k16_f16f32(acc[c], a, b2);
+#pragma unroll
+            for (int m = 0; m < MIX; m++)
+                asm volatile("prmt.b32 %0, %0, %1, 0x6521;"
+                             : "+r"(mix[c])
+                             : "r"(mix[(c + 1 + m) % CHAINS]));
         }
+    if (MIX > 0) {
+        uint32_t x = 0;
+#pragma unroll
+        for (int c = 0; c < CHAINS; c++) x ^= mix[c];
+        if (c0[lane * 4] > 1e30f) out[threadIdx.x] = __uint_as_float(x); /* never: c0 is small */
+    }
     const size_t warp = (size_t)blockIdx.x * ST_RATE_WARPS + threadIdx.x / 32;
 #pragma unroll
     for (int i = 0; i < 4; i++) {
@@ -161,22 +181,30 @@ __global__ void __launch_bounds__(32 * ST_RATE_WARPS)
 }
 
 template <bool SPARSE>
-static int launch_rate(int chains, int blocks, int iters, const uint32_t *frag, const float *c0,
-                       float *out, cudaStream_t stream)
+static int launch_rate(int chains, int mix, int blocks, int iters, const uint32_t *frag,
+                       const float *c0, float *out, cudaStream_t stream)
 {
     const dim3 grid((unsigned)blocks), block(32 * ST_RATE_WARPS);
-    switch (chains) {
-    case 2: probe_rate<SPARSE, 2><<<grid, block, 0, stream>>>(frag, c0, iters, out); return 0;
-    case 4: probe_rate<SPARSE, 4><<<grid, block, 0, stream>>>(frag, c0, iters, out); return 0;
-    case 8: probe_rate<SPARSE, 8><<<grid, block, 0, stream>>>(frag, c0, iters, out); return 0;
+    if (mix == 0) {
+        switch (chains) {
+        case 2: probe_rate<SPARSE, 2, 0><<<grid, block, 0, stream>>>(frag, c0, iters, out); return 0;
+        case 4: probe_rate<SPARSE, 4, 0><<<grid, block, 0, stream>>>(frag, c0, iters, out); return 0;
+        case 8: probe_rate<SPARSE, 8, 0><<<grid, block, 0, stream>>>(frag, c0, iters, out); return 0;
+        default: return -1;
+        }
+    }
+    if (chains != 8) return -1; /* the mix runs at the sweep's best chain count */
+    switch (mix) {
+    case 1: probe_rate<SPARSE, 8, 1><<<grid, block, 0, stream>>>(frag, c0, iters, out); return 0;
+    case 2: probe_rate<SPARSE, 8, 2><<<grid, block, 0, stream>>>(frag, c0, iters, out); return 0;
     default: return -1;
     }
 }
 
-extern "C" int probe_rate_launch(int sparse, int chains, int blocks, int iters,
+extern "C" int probe_rate_launch(int sparse, int chains, int mix, int blocks, int iters,
                                  const uint32_t *frag, const float *c0, float *out,
                                  cudaStream_t stream)
 {
-    return sparse ? launch_rate<true>(chains, blocks, iters, frag, c0, out, stream)
-                  : launch_rate<false>(chains, blocks, iters, frag, c0, out, stream);
+    return sparse ? launch_rate<true>(chains, mix, blocks, iters, frag, c0, out, stream)
+                  : launch_rate<false>(chains, mix, blocks, iters, frag, c0, out, stream);
 }
