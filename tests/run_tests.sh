@@ -252,6 +252,11 @@ if command -v python3 >/dev/null 2>&1; then
     sass_check sass_inside_path.py "$build/bin/06_sparse_stencil" "$build/bin/06_sparse_stencil" \
         "sass: the inside-path check fails hoisted rim tests" \
         "sass: rungs g and h skip the rim's tests inside" "under 60 predicate instructions each"
+    # chapter 06's rate probe: the prmt of its mix issued, MIX per mma (its sums cannot show them)
+    sass_check sass_prmt_mix.py "$build/06_sparse_stencil/stencil_probe.cu.o" \
+        "$build/bin/06_sparse_stencil" \
+        "sass: the mix check fails a probe without its prmt" \
+        "sass: the rate probe issues its prmt mix" "MIX PRMT per HMMA"
 fi
 
 t_docs=$SECONDS
