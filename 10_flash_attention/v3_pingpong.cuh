@@ -16,8 +16,8 @@
  *     skips its very last arrival, so every barrier completes exactly as often as it is waited at.
  * Nothing else changes: the loop, the ring, the registers and shared memory are v2's (the diff
  * against v2_wgmma.cuh is the lesson). FlashAttention-3 groups a tile's P V with the next tile's S
- * in one window; that, and issuing the next S before this tile's softmax (the overlap within one
- * warpgroup), are the exercises and the next rung.
+ * in one window, and issues the next S before this tile's softmax (the overlap within one
+ * warpgroup): the next rung, v4_overlap.cuh.
  *
  * Problem: as v1_mma: O = softmax(scale Q K^T + mask) V per (batch, head), BSHD tensors whose rows
  * start on 16-byte boundaries (the TMA's rule: 16-byte aligned pointers, strides multiples of 8

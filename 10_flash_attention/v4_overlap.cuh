@@ -23,7 +23,7 @@
  *   - registers: P of tile j - 1 (32, packed) lives beside S of tile j (64) and O (D / 2).
  * Nothing else changes: the mask, the softmax arithmetic and the epilogue are v3's. FlashAttention-3
  * also splits the ring's barrier into K's and V's, so K of the next tile can land before V of this
- * one is read: an exercise.
+ * one is read: not built here.
  *
  * Problem: as v1_mma: O = softmax(scale Q K^T + mask) V per (batch, head), BSHD tensors whose rows
  * start on 16-byte boundaries (the TMA's rule: 16-byte aligned pointers, strides multiples of 8
