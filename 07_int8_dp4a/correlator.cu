@@ -28,7 +28,7 @@
  *             | 2,0 | 2,1 | 2,2 |                           time block are 2 x 4 KB of input
  *             tiles (I, J), I >= J, numbered 0, 1, 2, ... like baselines
  *
- * Minimum SM: fp32 any, dp4a sm_61, imma sm_80 (mma.sync m16n8k32 with s8 inputs; the kernel is
+ * Minimum SM: fp32 and dp4a sm_75 (CUDA 13's floor; dp4a itself needs sm_61), imma sm_80 (mma.sync m16n8k32 with s8 inputs; the kernel is
  * a trap stub in code built for older targets, and the host says "skipped"). CUDA 12.x or 13.x.
  *
  * Build and run
@@ -44,7 +44,7 @@
  *   stations, both polarisations: whole baselines) and does 4 FFMA per complex multiply-add:
  *   re += ar*br + ai*bi, im += ai*br - ar*bi. Float negation is exact, so the conjugate costs
  *   nothing. Exact only while every partial sum stays an integer <= 2^24 in magnitude (the host
- *   checks which outputs that guarantees; full-range random data keeps it up to about T = 1500, as the README says).
+ *   checks which outputs that guarantees; full-range random data keeps it up to about T = 1500, as CORRELATOR.md says).
  *
  * dp4a: the same tiling with __dp4a, which multiplies four int8 pairs and adds them to an int32
  *   (4 multiply-adds per instruction, exact). Two time samples of a receiver are packed as one
