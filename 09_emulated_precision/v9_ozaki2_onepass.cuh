@@ -6,7 +6,7 @@
  * should be faster (not yet measured):
  * before the fused kernel, v6 to v8 launch four kernels: the exponents of A's rows and of B's
  * columns (oz_exponents, a warp per row), then their residues. Each pair reads A and B from DRAM,
- * so A and B are read twice; the four move 1,039 MB at 4096^3 (A and B together 268 MB per read,
+ * so A and B are read twice; the four move about 1,040 MB at 4096^3, n = 15 (A and B together 268 MB per read,
  * the residues 503 MB written), a tenth of v6's time at 4096^3 (NOTES.md). Here one block per row
  * reads the row for its largest magnitude (the same max and frexp as oz_exponents), then again for
  * the residues: the second read comes from L2, where the first just left the row, so A and B leave
