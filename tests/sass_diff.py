@@ -103,6 +103,15 @@ def read_sass(path, arch):
     return parse_sass(text, arch)
 
 
+def made_up_listing(function, instructions, arch="sm_90"):
+    """cuobjdump -sass's form of a made-up kernel, for the SASS checks' self-tests: FUNCTION as
+    cuobjdump names it, INSTRUCTIONS without their trailing ';', 16 bytes apart"""
+    lines = ["        code for %s" % arch, "        Function : %s" % function]
+    lines += ["        /*%04x*/                   %s ;   /* 0x0 */" % (16 * i, x)
+              for i, x in enumerate(instructions)]
+    return "\n".join(lines) + "\n"
+
+
 def parse_sass(text, arch):
     """{demangled kernel name: [instruction, ...]} of cuobjdump -sass output, for code of `arch`
     (None: every arch)"""

@@ -28,7 +28,7 @@ Exit 0: every instantiation's inside path is short; 1: one is not (its name and 
 import re
 import sys
 
-from sass_diff import check_main, parse_sass, self_test_pair  # the same reading of cuobjdump's output
+from sass_diff import check_main, made_up_listing, parse_sass, self_test_pair  # the same reading of cuobjdump's output
 
 # rung h, and rung g (one tile per block; ptxas kept its tests on the rim path, a choice worth
 # guarding: the same choice in one loop made rung e's sparse r = 3 kernel compute them everywhere)
@@ -93,10 +93,7 @@ def listing(prelude):
     body += ["LDSM.16.M88.4 R44, [R6]", "HMMA.SP.16832.F16 R8, R44, R12, R8, R2, 0x0",
              "BAR.SYNC.DEFER_BLOCKING 0x0", "STSM.16.MT88.4 [R48], R36",
              "BAR.SYNC.DEFER_BLOCKING 0x0", "@!P6 BRA 0x%x" % (16 * head), "EXIT"]
-    lines = ["        code for sm_90", "        Function : %s<made_up>" % KERNELS[0]]
-    lines += ["        /*%04x*/                   %s ;   /* 0x0 */" % (16 * i, x)
-              for i, x in enumerate(body)]
-    return "\n".join(lines) + "\n"
+    return made_up_listing("%s<made_up>" % KERNELS[0], body)
 
 
 def self_test():

@@ -24,7 +24,7 @@ import os
 import subprocess
 import sys
 
-from sass_diff import find_cuobjdump, parse_sass  # the same reading of cuobjdump's output
+from sass_diff import find_cuobjdump, made_up_listing, parse_sass  # the same reading of cuobjdump's output
 
 MIN_EX2 = 64
 KERNEL = "attn_v4_overlap_kernel"
@@ -63,13 +63,11 @@ def check(text):
 
 def listing(hoisted):
     """a made-up listing of one turn: two waits, 66 exponentials, before or after the second"""
-    rows = ["        Function : _Z22%sI6__halfLi128EEvv" % KERNEL]
-    body = ["HGMMA.64x128x16.F32 R24, gdesc[UR8], R24, gsb0 ;", "WARPGROUP.DEPBAR.LE gsb0, 0x1 ;"]
-    ex2 = ["MUFU.EX2 R%d, R%d ;" % (i, i) for i in range(24, 90)]
-    wait0 = ["WARPGROUP.DEPBAR.LE gsb0, 0x0 ;"]
+    body = ["HGMMA.64x128x16.F32 R24, gdesc[UR8], R24, gsb0", "WARPGROUP.DEPBAR.LE gsb0, 0x1"]
+    ex2 = ["MUFU.EX2 R%d, R%d" % (i, i) for i in range(24, 90)]
+    wait0 = ["WARPGROUP.DEPBAR.LE gsb0, 0x0"]
     body += (wait0 + ex2) if hoisted else (ex2 + wait0)
-    rows += ["        /*%04x*/  %s  /* 0x0 */" % (16 * i, b) for i, b in enumerate(body)]
-    return "\n".join(rows)
+    return made_up_listing("_Z22%sI6__halfLi128EEvv" % KERNEL, body, "sm_90a")
 
 
 def main():

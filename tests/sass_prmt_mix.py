@@ -20,7 +20,7 @@ Exit 0: every instantiation issues its mix; 1: one does not (its name and counts
 import re
 import sys
 
-from sass_diff import check_main, parse_sass, self_test_pair  # the same reading of cuobjdump's output
+from sass_diff import check_main, made_up_listing, parse_sass, self_test_pair  # the same reading of cuobjdump's output
 
 # demangled, or as cuobjdump prints it where no c++filt is found
 NAME = re.compile(r"probe_rate(?:<(?:true|false), (\d+), (\d+)>|ILb[01]ELi(\d+)ELi(\d+)E)")
@@ -56,11 +56,7 @@ def listing(prmt_per_hmma):
         body.append("HMMA.SP.16832.F32 R%d, R4, R8, R%d, R52, 0x0" % (acc, acc))
         body += ["PRMT R%d, R%d, 0x6521, R%d" % (own, own, other)] * prmt_per_hmma
     body.append("EXIT")
-    lines = ["        code for sm_90",
-             "        Function : _Z10probe_rateILb1ELi8ELi1EEvPKjPKfiPf"]
-    lines += ["        /*%04x*/                   %s ;   /* 0x0 */" % (16 * i, x)
-              for i, x in enumerate(body)]
-    return "\n".join(lines) + "\n"
+    return made_up_listing("_Z10probe_rateILb1ELi8ELi1EEvPKjPKfiPf", body)
 
 
 def self_test():
