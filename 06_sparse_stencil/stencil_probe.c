@@ -401,14 +401,14 @@ static tc_sweep_point run_rate(int sparse, int chains, int mix, int blocks, int 
     double AB[16][8];
     rate_fragments(sparse, rng, frag, c0, AB);
     const size_t warps = (size_t)blocks * ST_RATE_WARPS, n_out = warps * 32 * 4;
-    rate_ctx ctx = {sparse,
-                    chains,
-                    mix,
-                    blocks,
-                    iters,
-                    tc_device_copy(frag, sizeof frag),
-                    tc_device_copy(c0, sizeof c0),
-                    tc_device_copy(NULL, n_out * sizeof(float))};
+    rate_ctx ctx = {.sparse = sparse,
+                    .chains = chains,
+                    .mix = mix,
+                    .blocks = blocks,
+                    .iters = iters,
+                    .d_frag = tc_device_copy(frag, sizeof frag),
+                    .d_c0 = tc_device_copy(c0, sizeof c0),
+                    .d_out = tc_device_copy(NULL, n_out * sizeof(float))};
     cudaStream_t stream;
     TC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault));
     rate_launch(&ctx, stream);
